@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_CC_H_
+#define UET_CC_H_
+
+/*
+ * Congestion-control contract: a const ops table with per-PDC state inline
+ * in the PDC (at most UET_CC_STATE_MAX bytes). It turns ACK and loss samples
+ * into a congestion window in bytes; the PDC never sends a packet that would
+ * put more than cwnd bytes in flight (but always allows one packet).
+ * Bytes are PDS wire bytes: headers plus payload.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define UET_CC_STATE_MAX 192
+
+struct uet_cc_params {
+	uint32_t mss_bytes;    /* largest packet the PDC sends, headers included */
+	uint64_t base_rtt_ns;  /* configured unloaded RTT */
+	uint64_t link_bps;     /* sender's line rate */
+	const void *cfg;       /* algorithm's typed config, NULL = defaults */
+};
+
+struct uet_cc_ack {
+	uint64_t now_ns;
+	uint32_t acked_bytes;  /* newly acknowledged by this ACK */
+	uint64_t rtt_ns;       /* valid sample (retransmissions excluded), or 0 */
+	uint64_t min_rtt_ns;   /* lowest RTT seen on the PDC, or the config value */
+	bool ce;               /* the ACK echoes a CE mark */
+	uint32_t inflight_bytes;
+	uint16_t ev;
+};
+
+enum uet_cc_loss_kind {
+	UET_CC_LOSS_TRIM = 0,      /* NACK: trimmed in the fabric */
+	UET_CC_LOSS_TRIM_LASTHOP,  /* NACK: trimmed at the last hop (incast) */
+	UET_CC_LOSS_INFERRED,      /* OOO-count or probe loss detection */
+	UET_CC_LOSS_TIMEOUT,       /* retransmission timer */
+};
+
+struct uet_cc_loss {
+	uint64_t now_ns;
+	enum uet_cc_loss_kind kind;
+	uint32_t lost_bytes;
+	uint32_t inflight_bytes;
+};
+
+struct uet_cc_ops {
+	const char *name;
+	size_t state_size;
+	int (*init)(void *st, const struct uet_cc_params *p);
+	void (*on_ack)(void *st, const struct uet_cc_ack *a);
+	void (*on_loss)(void *st, const struct uet_cc_loss *l);
+	uint32_t (*cwnd)(const void *st);
+};
+
+const struct uet_cc_ops *uet_cc_find(const char *name);
+const struct uet_cc_ops *const *uet_cc_all(void);
+
+/* fixed: a constant window. */
+struct uet_cc_fixed_cfg {
+	/* Window in bytes; 0 = 1.5 x BDP (link_bps x base_rtt), at least
+	 * 4 packets. */
+	uint32_t cwnd_bytes;
+};
+extern const struct uet_cc_ops uet_cc_fixed;
+
+#endif /* UET_CC_H_ */

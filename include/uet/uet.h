@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_UET_H_
+#define UET_UET_H_
+
+/*
+ * libuet core: a sans-I/O UET 1.0 RUD-style reliable, out-of-order,
+ * multipath transport endpoint.
+ *
+ * The endpoint never touches a socket, a NIC or a clock. The caller (the
+ * DPDK data path, the simulator, a test) drives it:
+ *
+ *   uet_ep_send()          queue a message for a destination
+ *   uet_ep_read_pkt()      feed a received UDP payload (+ what the IP/UDP
+ *                          headers said: source, EV, CE, trimmed)
+ *   uet_ep_write_pkt()     ask for the next packet to transmit; the endpoint
+ *                          writes PDS/SES headers and payload into the
+ *                          caller's buffer and says where it goes (dst, EV,
+ *                          traffic class)
+ *   uet_ep_next_deadline() earliest time the endpoint needs a call
+ *   uet_ep_handle_timeout() run the timers that are due
+ *
+ * Every call takes the current time in nanoseconds; randomness comes from
+ * cfg.seed. Completion events arrive through callbacks (struct
+ * uet_callbacks), called synchronously from read_pkt/write_pkt/
+ * handle_timeout. Callbacks may call uet_ep_send() but nothing else on the
+ * same endpoint.
+ *
+ * Functions return 0 (or a length) on success and a negative UET_ERR_*
+ * (uet/err.h) otherwise. A received packet that is dropped is always also
+ * counted in struct uet_ep_stats.
+ *
+ * Memory: everything is allocated by uet_ep_create() from the config; no
+ * call on the data path allocates. doc/architecture.md lists the bytes per
+ * PDC and per message.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uet/cc.h"
+#include "uet/err.h"
+#include "uet/lb.h"
+#include "uet/wire.h"
+
+/* Traffic classes of transmitted packets (mapped to DSCP by the frame
+ * layer, see net/frame.h). */
+#define UET_TCLASS_DATA 0    /* first transmission of data: trimmable */
+#define UET_TCLASS_RETX 1    /* retransmitted data: trimmable */
+#define UET_TCLASS_CONTROL 2 /* ACK/NACK/probe/close: high priority */
+
+/* Unit of the ACK_CC service_time field (time between the arrival of the
+ * packet that triggered an ACK and the ACK's transmission). */
+#define UET_SERVICE_TIME_UNIT_NS 16
+
+struct uet_ep;
+
+/* What the caller read from the IPv4/UDP headers of a received packet. */
+struct uet_rx_meta {
+	uint32_t src_ip;  /* host byte order */
+	uint16_t ev;      /* UDP source port */
+	bool ce;          /* IPv4 ECN field was CE */
+	uint8_t trimmed;  /* 0 no, 1 trimmed in the fabric, 2 at the last hop */
+};
+
+enum uet_pkt_kind {
+	UET_PKT_DATA = 0,
+	UET_PKT_RETX,
+	UET_PKT_ACK,
+	UET_PKT_NACK,
+	UET_PKT_PROBE,
+	UET_PKT_CLOSE,
+};
+
+/* Where and how to send the packet uet_ep_write_pkt() produced. */
+struct uet_tx_meta {
+	uint32_t dst_ip;
+	uint16_t ev;           /* use as UDP source port */
+	uint8_t tclass;        /* UET_TCLASS_* */
+	bool ecn_capable;      /* send as ECT(0) */
+	uint8_t kind;          /* enum uet_pkt_kind, for tracing */
+	uint16_t hdr_len;      /* PDS + SES bytes at the start of buf */
+	uint16_t payload_len;  /* data bytes after the headers */
+	/* Data packets: which message bytes the payload holds. When the
+	 * message was sent with buf == NULL the endpoint left the payload
+	 * bytes untouched for the caller to fill. */
+	bool payload_filled;
+	void *msg_user;
+	uint64_t msg_tag;
+	uint32_t msg_offset;
+	uint16_t pdc_id;
+	uint32_t psn;
+};
+
+/* A byte range of a message arrived for the first time. */
+struct uet_rx_data {
+	uint32_t src_ip;
+	uint16_t pdc_id;
+	uint16_t msg_id;
+	uint64_t tag;
+	uint32_t msg_len;
+	uint32_t offset;
+	const uint8_t *data;
+	uint32_t len;
+};
+
+/* A message is complete at the receiver (every byte delivered once), or was
+ * aborted (status != 0) because its PDC went away. */
+struct uet_rx_msg {
+	uint32_t src_ip;
+	uint16_t pdc_id;
+	uint16_t msg_id;
+	uint64_t tag;
+	uint32_t msg_len;
+	uint64_t first_ns;
+	uint64_t done_ns;
+	int status;
+};
+
+/* A sent message was acknowledged in full (status 0) or failed. */
+struct uet_tx_done {
+	void *user;
+	uint32_t dst_ip;
+	uint16_t pdc_id;
+	uint16_t msg_id;
+	uint64_t tag;
+	uint32_t len;
+	uint64_t submit_ns;
+	uint64_t done_ns;
+	uint32_t retx_pkts;
+	int status;
+};
+
+enum uet_pdc_event_kind {
+	UET_PDC_EV_OPEN = 0,     /* created (initiator) or accepted (target) */
+	UET_PDC_EV_ESTABLISHED,  /* initiator got the target's PDC id */
+	UET_PDC_EV_CLOSED,
+	UET_PDC_EV_FAILED,       /* gave up; its messages failed with 'status' */
+};
+
+struct uet_pdc_event {
+	enum uet_pdc_event_kind kind;
+	uint16_t pdc_id;
+	uint32_t peer_ip;
+	bool initiator;
+	int status;
+};
+
+struct uet_callbacks {
+	void (*rx_data)(void *user, const struct uet_rx_data *d);
+	void (*rx_msg)(void *user, const struct uet_rx_msg *m);
+	void (*tx_done)(void *user, const struct uet_tx_done *d);
+	void (*pdc_event)(void *user, const struct uet_pdc_event *e);
+};
+
+struct uet_ep_config {
+	uint32_t local_ip;
+	uint64_t seed;
+
+	/* Bounds (every pool is allocated at creation) */
+	uint32_t max_pdcs;        /* initiator + target PDCs; default 256 */
+	uint32_t max_tx_windows;  /* initiator PDCs with data in flight at once;
+				   * 0 = max_pdcs */
+	uint32_t max_rx_windows;  /* target PDCs holding out-of-order PSNs at
+				   * once; 0 = max_pdcs */
+	uint32_t window_psns;     /* send and receive PSN window, power of two,
+				   * 64..16384; default 1024 */
+	uint32_t mss_bytes;       /* data bytes per packet, 1..16383; default 4096 */
+	uint32_t max_tx_msgs;     /* messages queued or in flight; default 4096 */
+	uint32_t max_rx_msgs;     /* multi-packet messages in reassembly;
+				   * default 1024 */
+	uint32_t ctrl_queue_len;  /* pending ACK/NACK/probe items; default 4096 */
+
+	/* Receiver ACK policy */
+	uint32_t ack_every_bytes; /* coalesce: ACK once this many bytes arrived;
+				   * 0 = ACK every packet; default 16384 */
+	uint64_t ack_delay_ns;    /* longest an accepted packet waits for its
+				   * ACK; default 5000 */
+
+	/* Sender timing */
+	uint64_t base_rtt_ns;     /* unloaded RTT; default 10000 */
+	uint64_t link_bps;        /* line rate for CC/LB parameters; default 100e9 */
+	uint64_t rto_ns;          /* fixed RTO; 0 = adaptive (srtt + 4 rttvar) */
+	uint64_t rto_min_ns;      /* default 4 x base_rtt */
+	uint64_t rto_max_ns;      /* cap of backoff; default 10 ms */
+	uint32_t max_rto_retx;    /* RTO expiries in a row without progress
+				   * before the PDC fails; default 5 */
+	uint32_t probe_rtts;      /* probe after this many base RTTs without an
+				   * ACK; 0 disables probes; default 3 */
+	uint32_t ooo_min_pkts;    /* loss inference when the receiver's OOO count
+				   * exceeds max(cwnd in packets, this); default 5 */
+
+	/* PDC life cycle */
+	uint64_t pdc_idle_close_ns;   /* initiator closes a PDC idle this long;
+				       * 0 = never; default 0 */
+	uint64_t pdc_quarantine_ns;   /* a closed target PDC rejects stale
+				       * packets this long; default 10 ms */
+	uint64_t pdc_target_idle_ns;  /* target drops a silent PDC (and its
+				       * partial messages) after this; 0 = never;
+				       * default 0 */
+
+	/* SES fields stamped on every request */
+	uint32_t job_id;          /* 24 bits */
+	uint32_t initiator_id;
+
+	/* Load balancing and congestion control */
+	const struct uet_lb_ops *lb;  /* default: OPS */
+	const void *lb_cfg;
+	uint16_t ev_base;             /* default 49152 */
+	uint32_t ev_count;            /* default 256 */
+	const struct uet_cc_ops *cc;  /* default: fixed */
+	const void *cc_cfg;
+
+	struct uet_callbacks cb;
+	void *user;
+};
+
+void uet_ep_config_default(struct uet_ep_config *cfg);
+
+/* Validate cfg and allocate everything. UET_ERR_INVAL names no key; use
+ * uet_ep_config_check() for a message. */
+int uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out);
+void uet_ep_destroy(struct uet_ep *ep);
+
+/* 0, or UET_ERR_INVAL with a static description of the first bad field. */
+int uet_ep_config_check(const struct uet_ep_config *cfg, const char **why);
+
+struct uet_send_req {
+	uint32_t dst_ip;
+	uint16_t stream;        /* several PDCs to one peer: one per stream */
+	const uint8_t *buf;     /* must stay valid until tx_done; NULL: the
+				 * caller fills payloads at write time */
+	uint32_t len;           /* bytes, 0 allowed */
+	uint64_t tag;           /* delivered to the receiver (SES match bits) */
+	void *user;             /* returned in tx_done */
+};
+
+/*
+ * Queue a message. Returns 0, UET_ERR_NOBUFS (message or PDC pool full;
+ * retry after a completion), UET_ERR_INVAL. The message travels on the
+ * PDC for (dst_ip, stream), created on first use (0-RTT: SYN rides on the
+ * first data packets).
+ */
+int uet_ep_send(struct uet_ep *ep, const struct uet_send_req *req, uint64_t now_ns);
+
+/*
+ * Process one received UDP payload (PDS header onward). Returns 0 if the
+ * packet was used, or a negative UET_ERR_* saying why it was dropped
+ * (UET_ERR_DUPLICATE for a re-ACKed duplicate). Never crashes on any input.
+ */
+int uet_ep_read_pkt(struct uet_ep *ep, const struct uet_rx_meta *meta,
+		    const uint8_t *pkt, size_t len, uint64_t now_ns);
+
+/*
+ * Write the next packet to send into buf (capacity cap; a data packet needs
+ * UET_DATA_HDR_LEN + mss_bytes). Control packets go first, then
+ * retransmissions, then new data round-robin over PDCs that their
+ * congestion window allows. Returns the packet length, 0 when there is
+ * nothing to send now, or UET_ERR_BUFSIZE.
+ */
+int uet_ep_write_pkt(struct uet_ep *ep, uint8_t *buf, size_t cap,
+		     struct uet_tx_meta *meta, uint64_t now_ns);
+
+/* Earliest time handle_timeout has work, UINT64_MAX if none. */
+uint64_t uet_ep_next_deadline(const struct uet_ep *ep);
+
+/* Run every timer due at now_ns. Returns the number of PDCs serviced. */
+int uet_ep_handle_timeout(struct uet_ep *ep, uint64_t now_ns);
+
+struct uet_ep_stats {
+	/* transmitted */
+	uint64_t tx_pkts;
+	uint64_t tx_data_pkts;      /* first transmissions */
+	uint64_t tx_data_bytes;     /* payload bytes of first transmissions */
+	uint64_t tx_retx_pkts;
+	uint64_t tx_ack_pkts;
+	uint64_t tx_nack_pkts;
+	uint64_t tx_probe_pkts;
+	uint64_t tx_close_pkts;
+	/* received and used */
+	uint64_t rx_pkts;           /* every call to read_pkt */
+	uint64_t rx_data_pkts;      /* accepted data packets */
+	uint64_t rx_data_bytes;     /* accepted payload bytes */
+	uint64_t rx_ooo_pkts;       /* accepted beyond a hole */
+	uint64_t rx_ce_pkts;
+	uint64_t rx_trimmed_pkts;
+	uint64_t rx_ack_pkts;
+	uint64_t rx_nack_pkts;
+	uint64_t rx_probe_pkts;
+	/* received and dropped, by reason */
+	uint64_t rx_dup_pkts;
+	uint64_t rx_malformed;
+	uint64_t rx_unsupported;
+	uint64_t rx_unknown_pdc;
+	uint64_t rx_psn_window;
+	uint64_t rx_bad_ack;        /* ACK/SACK/NACK for PSNs never sent */
+	uint64_t rx_stale;          /* older incarnation, stale NACK/ACK */
+	uint64_t rx_no_resources;   /* no PDC slot, window or message slot */
+	/* sender recovery */
+	uint64_t nack_retx;         /* packets queued for retransmission by NACK */
+	uint64_t loss_inferred;     /* by OOO count */
+	uint64_t probe_losses;      /* by probe reply */
+	uint64_t rto_events;        /* RTO expiries that declared losses */
+	uint64_t rto_lost_pkts;
+	uint64_t rtt_samples;
+	/* messages and PDCs */
+	uint64_t msgs_submitted;
+	uint64_t msgs_acked;
+	uint64_t msgs_failed;
+	uint64_t msgs_delivered;
+	uint64_t msgs_aborted;      /* partial messages dropped at the receiver */
+	uint64_t pdcs_opened;
+	uint64_t pdcs_closed;
+	uint64_t pdcs_failed;
+	uint64_t ctrl_queue_drops;
+	uint64_t tx_window_waits;   /* PDC waited for a free send window */
+};
+
+const struct uet_ep_stats *uet_ep_stats(const struct uet_ep *ep);
+
+struct uet_pdc_info {
+	uint16_t pdc_id;
+	uint16_t peer_pdc_id;
+	uint32_t peer_ip;
+	bool initiator;
+	uint8_t state;           /* 1 SYN, 2 established, 3 closing, 4 time-wait */
+	uint16_t stream;
+	/* initiator */
+	uint32_t snd_una, snd_nxt;
+	uint32_t inflight_bytes;
+	uint32_t cwnd_bytes;
+	uint64_t srtt_ns, min_rtt_ns, rto_ns;
+	uint32_t queued_msgs;
+	uint32_t rtx_queued;
+	bool in_recovery;
+	/* target */
+	uint32_t cack;
+	uint32_t ooo_count;
+	uint64_t rcvd_bytes;
+};
+
+/* Fill info for the PDC in slot *cursor or later; advances *cursor.
+ * Returns false when there are no more PDCs. Start with *cursor = 0. */
+bool uet_ep_pdc_iter(const struct uet_ep *ep, uint32_t *cursor,
+		     struct uet_pdc_info *info);
+
+/* true when nothing is queued, in flight, in reassembly or pending. */
+bool uet_ep_idle(const struct uet_ep *ep);
+
+/* Bytes one PDC costs, and the whole endpoint, for a given config. */
+size_t uet_ep_pdc_bytes(const struct uet_ep_config *cfg);
+size_t uet_ep_mem_bytes(const struct uet_ep_config *cfg);
+
+#endif /* UET_UET_H_ */

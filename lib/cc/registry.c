@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include "uet/cc.h"
+
+static const struct uet_cc_ops *const registry[] = {
+	&uet_cc_fixed,
+	NULL,
+};
+
+const struct uet_cc_ops *
+uet_cc_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; registry[i] != NULL; i++)
+		if (strcmp(registry[i]->name, name) == 0)
+			return registry[i];
+	return NULL;
+}
+
+const struct uet_cc_ops *const *
+uet_cc_all(void)
+{
+	return registry;
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_CORE_EP_H_
+#define UET_CORE_EP_H_
+
+/*
+ * Endpoint internals shared by endpoint.c (tables, timers, scheduling),
+ * sender.c (initiator side of a PDC) and receiver.c (target side).
+ * Nothing here is public API.
+ */
+
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/hmap.h"
+#include "base/prng.h"
+#include "base/theap.h"
+#include "uet/uet.h"
+
+#define NONE32 UINT32_MAX
+#define NONE16 UINT16_MAX
+
+/* Serial-number comparison of 32-bit PSNs. */
+static inline bool
+psn_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+static inline bool
+psn_le(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) <= 0;
+}
+
+enum pdc_role { ROLE_NONE = 0, ROLE_INIT = 1, ROLE_TGT = 2 };
+
+enum pdc_state {
+	PST_FREE = 0,
+	PST_SYN = 1,      /* initiator: target's PDC id not known yet */
+	PST_EST = 2,
+	PST_CLOSING = 3,  /* initiator: CLOSE queued or in flight */
+	PST_TIMEWAIT = 4, /* target: closed, rejects stale packets */
+};
+
+/* Per-PSN send record flags */
+#define TXF_ACKED 0x01
+#define TXF_LOST 0x02  /* waiting in the retransmit queue, not in flight */
+#define TXF_CLOSE 0x04 /* the PSN carries CLOSE, not data */
+#define TXF_SYN 0x08   /* last sent with SYN */
+
+/* One PSN in [snd_una, snd_nxt): 24 bytes. */
+struct tx_ent {
+	uint64_t sent_ns;   /* last (re)transmission */
+	uint32_t msg_off;
+	uint16_t msg;       /* tx message slot */
+	uint16_t len;       /* payload bytes */
+	uint16_t ev;        /* EV of the last transmission */
+	uint8_t tx_count;
+	uint8_t flags;
+};
+
+struct tx_msg {
+	const uint8_t *buf;
+	void *user;
+	uint64_t tag;
+	uint64_t submit_ns;
+	uint32_t len;
+	uint32_t seg_off;     /* bytes handed to PSNs so far */
+	uint32_t unacked_pkts;
+	uint32_t retx_pkts;
+	uint32_t pdc_slot;
+	uint16_t msg_id;
+	uint16_t prev, next;  /* PDC's message list */
+	uint8_t used;
+	uint8_t segmented;    /* every byte has a PSN */
+};
+
+struct rx_msg {
+	uint64_t tag;
+	uint64_t first_ns;
+	uint32_t len;
+	uint32_t rcvd;
+	uint32_t pdc_slot;
+	uint16_t pdc_gen;
+	uint16_t msg_id;
+	uint8_t used;
+};
+
+struct pdc_tx {
+	struct tx_ent *ent;  /* window_psns records, or NULL when idle */
+	uint32_t *rtxq;      /* ring of PSNs to retransmit */
+	uint32_t win_idx;
+	uint32_t rtxq_head, rtxq_len;
+	uint32_t start_psn;
+	uint32_t snd_una;    /* lowest PSN not known to be received */
+	uint32_t snd_nxt;    /* next new PSN */
+	uint32_t peer_win;   /* receiver's window from MPR */
+	uint32_t inflight_bytes;
+	uint32_t inflight_pkts;
+	uint32_t n_msgs;
+	uint16_t msg_head, msg_tail; /* messages not yet acknowledged */
+	uint16_t msg_seg;    /* first message with bytes left to send */
+	uint16_t next_msg_id;
+	uint16_t stream;
+	uint8_t in_recovery;
+	uint8_t close_queued; /* CLOSE needs a PSN */
+	uint8_t waiting_win;  /* in the send-window wait queue */
+	uint8_t probe_out;
+	uint32_t recovery_psn;
+	uint32_t close_psn;
+	uint64_t rack_sent_ns;     /* send time of the latest-sent acked packet */
+	uint64_t rack_scanned_ns;  /* rack_sent_ns at the last loss scan */
+	uint64_t srtt_ns, rttvar_ns, min_rtt_ns;
+	uint64_t rto_deadline, probe_deadline, idle_deadline;
+	uint32_t rto_backoff;
+	uint32_t rto_fails;        /* expiries in a row without progress */
+	uint64_t last_ack_ns;
+	uint64_t probe_sent_ns;
+	uint64_t acked_at_probe;
+	uint64_t acked_pkts;       /* PSNs acknowledged over the PDC's life */
+	uint16_t probe_opaque;
+	alignas(8) uint8_t lb[UET_LB_STATE_MAX];
+	alignas(8) uint8_t cc[UET_CC_STATE_MAX];
+};
+
+struct pdc_rx {
+	uint64_t *bm;        /* received beyond cack, window bits */
+	uint64_t *unrep;     /* received beyond cack, not yet in a SACK */
+	uint32_t win_idx;
+	uint32_t start_psn;
+	uint32_t cack;       /* next expected PSN */
+	uint32_t max_psn1;   /* highest PSN received + 1 */
+	uint32_t ooo;        /* PSNs held beyond cack */
+	uint32_t unacked_bytes;
+	uint32_t n_msgs;     /* messages in reassembly */
+	uint32_t close_psn;
+	uint8_t close_seen;
+	uint8_t last_flags;  /* last accepted packet: trigger of a delayed ACK */
+	uint16_t last_ev;
+	uint32_t last_psn;
+	uint64_t last_arrival_ns;
+	uint64_t rcvd_bytes;
+	uint64_t ack_due_ns;
+	uint64_t last_rx_ns;
+	uint64_t timewait_until;
+};
+
+struct pdc {
+	uint8_t role;
+	uint8_t state;
+	uint8_t in_rdy;
+	uint16_t gen;
+	uint16_t id;
+	uint16_t peer_id;
+	uint32_t peer_ip;
+	uint32_t slot;
+	uint32_t rdy_prev, rdy_next;
+	uint64_t hkey;       /* key in ep->pdc_map, 0 if not mapped */
+	uint64_t deadline;   /* as registered in ep->timers */
+	union {
+		struct pdc_tx tx;
+		struct pdc_rx rx;
+	};
+};
+
+enum ctrl_kind { CI_ACK = 1, CI_NACK, CI_PROBE };
+
+struct ctrl_item {
+	uint64_t t_ns;       /* ACK: trigger arrival */
+	uint32_t peer_ip;
+	uint32_t psn;        /* ACK: trigger PSN; NACK: nacked PSN */
+	uint32_t aux;        /* ACK to probe: requested SACK base; NACK: payload */
+	uint32_t pdc_slot;
+	uint16_t pdc_gen;
+	uint16_t spdcid, dpdcid;
+	uint16_t ev;
+	uint16_t opaque;     /* probe opaque */
+	uint8_t kind;
+	uint8_t flags;       /* ACK/NACK flags */
+	uint8_t code;        /* NACK code */
+	uint8_t has_base;    /* ACK: aux is a requested SACK base */
+};
+
+struct uet_ep {
+	struct uet_ep_config cfg;
+	struct uet_prng rng;
+	struct uet_ep_stats st;
+	uint32_t win;        /* window_psns */
+	uint32_t win_mask;
+	uint32_t slot_bits;
+	uint32_t slot_mask;
+	uint32_t mss;
+	uint64_t rto_min_ns, rto_max_ns;
+
+	struct pdc *pdcs;
+	uint32_t *pdc_free;
+	uint32_t n_pdc_free;
+	struct uet_hmap pdc_map;
+	struct uet_theap timers;
+	uint32_t rdy_head;
+
+	struct tx_ent *txw_ent;
+	uint32_t *txw_rtxq;
+	uint32_t *txw_free;
+	uint32_t n_txw_free;
+	uint32_t n_txw;
+	uint32_t *txw_wait;   /* FIFO of PDC slots waiting for a window */
+	uint32_t txw_wait_head, txw_wait_len;
+
+	uint64_t *rxw_bits;
+	uint32_t *rxw_free;
+	uint32_t n_rxw_free;
+	uint32_t n_rxw;
+
+	struct tx_msg *txm;
+	uint16_t *txm_free;
+	uint32_t n_txm_free;
+
+	struct rx_msg *rxm;
+	uint32_t *rxm_free;
+	uint32_t n_rxm_free;
+	struct uet_hmap rxm_map;
+
+	struct ctrl_item *cq;
+	uint32_t cq_head, cq_len;
+};
+
+/* endpoint.c */
+struct pdc *ep_pdc_alloc(struct uet_ep *ep, uint8_t role, uint32_t peer_ip,
+			 uint64_t hkey, uint64_t now);
+void ep_pdc_free(struct uet_ep *ep, struct pdc *p);
+struct pdc *ep_pdc_by_id(struct uet_ep *ep, uint16_t id);
+void ep_pdc_unmap(struct uet_ep *ep, struct pdc *p);
+void ep_timer_update(struct uet_ep *ep, struct pdc *p);
+void ep_rdy_kick(struct uet_ep *ep, struct pdc *p);
+void ep_rdy_remove(struct uet_ep *ep, struct pdc *p);
+struct ctrl_item *ep_ctrl_push(struct uet_ep *ep);
+void ep_pdc_event(struct uet_ep *ep, const struct pdc *p, enum uet_pdc_event_kind k,
+		  int status);
+uint64_t ep_key_init(uint32_t dst_ip, uint16_t stream);
+uint64_t ep_key_tgt(uint32_t src_ip, uint16_t spdcid);
+
+/* sender.c */
+int tx_send(struct uet_ep *ep, const struct uet_send_req *r, uint64_t now);
+bool tx_can_send(struct uet_ep *ep, struct pdc *p);
+int tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
+	     struct uet_tx_meta *m, uint64_t now);
+int tx_write_probe(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf,
+		   size_t cap, struct uet_tx_meta *m, uint64_t now);
+int tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h,
+	      const struct uet_rx_meta *meta, uint64_t now);
+int tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h,
+	       const struct uet_rx_meta *meta, uint64_t now);
+void tx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now);
+uint64_t tx_deadline(const struct uet_ep *ep, const struct pdc *p);
+void tx_release(struct uet_ep *ep, struct pdc *p);
+uint32_t tx_cwnd(const struct uet_ep *ep, const struct pdc *p);
+uint64_t tx_rto(const struct uet_ep *ep, const struct pdc *p);
+
+/* receiver.c */
+int rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload,
+		  size_t plen, const struct uet_rx_meta *meta, uint64_t now);
+int rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf,
+		 size_t cap, struct uet_tx_meta *m, uint64_t now);
+int rx_write_nack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf,
+		  size_t cap, struct uet_tx_meta *m);
+void rx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now);
+uint64_t rx_deadline(const struct uet_ep *ep, const struct pdc *p);
+void rx_release(struct uet_ep *ep, struct pdc *p, int status, uint64_t now);
+void rx_push_nack(struct uet_ep *ep, uint32_t peer_ip, uint16_t spdcid, uint16_t dpdcid,
+		  uint32_t psn, uint8_t code, uint8_t flags, uint16_t ev, uint32_t payload);
+
+#endif /* UET_CORE_EP_H_ */

@@ -1,0 +1,1140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Initiator side of a PDC: segmentation, the per-PSN send records, SACK
+ * processing, loss detection and retransmission.
+ *
+ * Loss detection runs on three time scales, as STrack does (strack_slides.md
+ * §1.7): (1) the receiver's out-of-order count exceeding max(cwnd in
+ * packets, ooo_min_pkts) marks lost every unacknowledged PSN sent before the
+ * most recently sent PSN that was delivered (a RACK-style rule that is safe
+ * against spraying's reordering); (2) a probe after probe_rtts base RTTs
+ * without an ACK, whose quick reply with no progress means the data was
+ * lost; (3) the retransmission timer. A trimmed packet's NACK retransmits at
+ * once. Every transmission, retransmissions and probes included, asks the
+ * load balancer for its EV.
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "core/ep.h"
+
+static inline struct tx_ent *
+ent_of(const struct uet_ep *ep, const struct pdc *p, uint32_t psn)
+{
+	return &p->tx.ent[psn & ep->win_mask];
+}
+
+/* PDS wire bytes of a send record: what cwnd and inflight count. */
+static inline uint32_t
+ent_bytes(const struct tx_ent *e)
+{
+	return (e->flags & TXF_CLOSE) ? UET_PDS_CTRL_LEN : UET_DATA_HDR_LEN + e->len;
+}
+
+static inline uint32_t
+full_pkt_bytes(const struct uet_ep *ep)
+{
+	return UET_DATA_HDR_LEN + ep->mss;
+}
+
+uint32_t
+tx_cwnd(const struct uet_ep *ep, const struct pdc *p)
+{
+	uint32_t w = ep->cfg.cc->cwnd(p->tx.cc);
+
+	return w < full_pkt_bytes(ep) ? full_pkt_bytes(ep) : w;
+}
+
+static uint64_t
+base_rtt_est(const struct uet_ep *ep, const struct pdc *p)
+{
+	return p->tx.min_rtt_ns ? p->tx.min_rtt_ns : ep->cfg.base_rtt_ns;
+}
+
+uint64_t
+tx_rto(const struct uet_ep *ep, const struct pdc *p)
+{
+	uint64_t r;
+
+	if (ep->cfg.rto_ns != 0) {
+		r = ep->cfg.rto_ns;
+	} else if (p->tx.srtt_ns != 0) {
+		/* RFC 6298 without its 1 s floor: datacenter RTTs are µs. */
+		r = p->tx.srtt_ns + 4 * p->tx.rttvar_ns;
+		if (r < ep->rto_min_ns)
+			r = ep->rto_min_ns;
+	} else {
+		r = ep->rto_min_ns;
+	}
+	if (r > ep->rto_max_ns)
+		r = ep->rto_max_ns;
+	if (p->tx.rto_backoff > 0) {
+		uint32_t b = p->tx.rto_backoff > 20 ? 20 : p->tx.rto_backoff;
+
+		r <<= b;
+		if (r > ep->rto_max_ns)
+			r = ep->rto_max_ns;
+	}
+	return r;
+}
+
+static uint64_t
+probe_interval(const struct uet_ep *ep, const struct pdc *p)
+{
+	return (uint64_t)ep->cfg.probe_rtts * base_rtt_est(ep, p);
+}
+
+static bool
+tx_quiescent(const struct pdc *p)
+{
+	return p->tx.snd_una == p->tx.snd_nxt && p->tx.msg_head == NONE16 &&
+	       !p->tx.close_queued;
+}
+
+static uint16_t
+lb_next(struct uet_ep *ep, struct pdc *p, bool retx, bool probe, uint64_t now)
+{
+	struct uet_lb_send_ctx c = {
+		.now_ns = now,
+		.retx = retx,
+		.probe = probe,
+		.cwnd_bytes = tx_cwnd(ep, p),
+		.inflight_bytes = p->tx.inflight_bytes,
+		.mss_bytes = full_pkt_bytes(ep),
+		.rng = &ep->rng,
+	};
+
+	return ep->cfg.lb->next_ev(p->tx.lb, &c);
+}
+
+static void
+lb_feedback(struct uet_ep *ep, struct pdc *p, enum uet_lb_fb_kind k, uint16_t ev,
+	    bool ce, bool retx, uint64_t rtt, uint64_t now)
+{
+	struct uet_lb_feedback fb = {
+		.now_ns = now,
+		.kind = k,
+		.ev = ev,
+		.ce = ce,
+		.retx = retx,
+		.rtt_ns = rtt,
+		.cwnd_bytes = tx_cwnd(ep, p),
+	};
+
+	ep->cfg.lb->feedback(p->tx.lb, &fb);
+}
+
+static void
+cc_loss(struct uet_ep *ep, struct pdc *p, enum uet_cc_loss_kind k, uint32_t bytes,
+	uint64_t now)
+{
+	struct uet_cc_loss l = {
+		.now_ns = now,
+		.kind = k,
+		.lost_bytes = bytes,
+		.inflight_bytes = p->tx.inflight_bytes,
+	};
+
+	ep->cfg.cc->on_loss(p->tx.cc, &l);
+}
+
+/* --- send windows: the per-PSN records are pooled and held only while a
+ * PDC has something queued or in flight --- */
+
+static void
+win_attach(struct uet_ep *ep, struct pdc *p, uint32_t idx)
+{
+	p->tx.win_idx = idx;
+	p->tx.ent = &ep->txw_ent[(size_t)idx * ep->win];
+	p->tx.rtxq = &ep->txw_rtxq[(size_t)idx * ep->win];
+	p->tx.rtxq_head = p->tx.rtxq_len = 0;
+}
+
+static bool
+win_acquire(struct uet_ep *ep, struct pdc *p)
+{
+	if (p->tx.ent != NULL)
+		return true;
+	if (ep->n_txw_free > 0) {
+		win_attach(ep, p, ep->txw_free[--ep->n_txw_free]);
+		return true;
+	}
+	if (!p->tx.waiting_win) {
+		uint32_t n = ep->cfg.max_pdcs;
+
+		p->tx.waiting_win = 1;
+		ep->txw_wait[(ep->txw_wait_head + ep->txw_wait_len) % n] = p->slot;
+		ep->txw_wait_len++;
+		ep->st.tx_window_waits++;
+	}
+	return false;
+}
+
+void
+tx_release(struct uet_ep *ep, struct pdc *p)
+{
+	uint32_t n = ep->cfg.max_pdcs;
+
+	if (p->tx.waiting_win) {
+		/* Drop it from the wait queue (order of the others kept). */
+		uint32_t i, k = 0;
+
+		for (i = 0; i < ep->txw_wait_len; i++) {
+			uint32_t s = ep->txw_wait[(ep->txw_wait_head + i) % n];
+
+			if (s != p->slot)
+				ep->txw_wait[(ep->txw_wait_head + k++) % n] = s;
+		}
+		ep->txw_wait_len = k;
+		p->tx.waiting_win = 0;
+	}
+	if (p->tx.ent == NULL)
+		return;
+	ep->txw_free[ep->n_txw_free++] = p->tx.win_idx;
+	p->tx.ent = NULL;
+	p->tx.rtxq = NULL;
+	p->tx.rtxq_len = 0;
+	while (ep->txw_wait_len > 0 && ep->n_txw_free > 0) {
+		struct pdc *w = &ep->pdcs[ep->txw_wait[ep->txw_wait_head]];
+
+		ep->txw_wait_head = (ep->txw_wait_head + 1) % n;
+		ep->txw_wait_len--;
+		w->tx.waiting_win = 0;
+		win_attach(ep, w, ep->txw_free[--ep->n_txw_free]);
+		ep_rdy_kick(ep, w);
+	}
+}
+
+/* --- messages --- */
+
+static void
+msg_unlink(struct uet_ep *ep, struct pdc *p, struct tx_msg *m)
+{
+	uint16_t slot = (uint16_t)(m - ep->txm);
+
+	if (m->prev != NONE16)
+		ep->txm[m->prev].next = m->next;
+	else
+		p->tx.msg_head = m->next;
+	if (m->next != NONE16)
+		ep->txm[m->next].prev = m->prev;
+	else
+		p->tx.msg_tail = m->prev;
+	if (p->tx.msg_seg == slot)
+		p->tx.msg_seg = m->next;
+	p->tx.n_msgs--;
+}
+
+static void
+msg_finish(struct uet_ep *ep, struct pdc *p, struct tx_msg *m, int status, uint64_t now)
+{
+	struct uet_tx_done d;
+	uint16_t slot = (uint16_t)(m - ep->txm);
+
+	msg_unlink(ep, p, m);
+	d.user = m->user;
+	d.dst_ip = p->peer_ip;
+	d.pdc_id = p->id;
+	d.msg_id = m->msg_id;
+	d.tag = m->tag;
+	d.len = m->len;
+	d.submit_ns = m->submit_ns;
+	d.done_ns = now;
+	d.retx_pkts = m->retx_pkts;
+	d.status = status;
+	m->used = 0;
+	ep->txm_free[ep->n_txm_free++] = slot;
+	if (status == 0)
+		ep->st.msgs_acked++;
+	else
+		ep->st.msgs_failed++;
+	if (ep->cfg.cb.tx_done != NULL)
+		ep->cfg.cb.tx_done(ep->cfg.user, &d);
+}
+
+/* Fail every message of the PDC and free it. Nothing stays pending. */
+static void
+tx_fail(struct uet_ep *ep, struct pdc *p, int status, uint64_t now)
+{
+	/* Unmap first: completion callbacks may send to the same peer, which
+	 * must open a fresh PDC rather than queue on this dying one. */
+	ep_pdc_unmap(ep, p);
+	ep_rdy_remove(ep, p);
+	ep->st.pdcs_failed++;
+	ep_pdc_event(ep, p, UET_PDC_EV_FAILED, status);
+	while (p->tx.msg_head != NONE16)
+		msg_finish(ep, p, &ep->txm[p->tx.msg_head], status, now);
+	ep_pdc_free(ep, p);
+}
+
+static struct pdc *
+tx_open(struct uet_ep *ep, uint32_t dst_ip, uint16_t stream, uint64_t now, int *err)
+{
+	uint64_t key = ep_key_init(dst_ip, stream);
+	struct uet_lb_params lp;
+	struct uet_cc_params cp;
+	struct pdc *p;
+	int rc;
+
+	p = ep_pdc_alloc(ep, ROLE_INIT, dst_ip, key, now);
+	if (p == NULL) {
+		*err = UET_ERR_NOBUFS;
+		return NULL;
+	}
+	p->state = PST_SYN;
+	p->tx.stream = stream;
+	p->tx.win_idx = NONE32;
+	/* A random start PSN tells incarnations of a PDC apart at the target
+	 * (stale packets of an older one fall outside the window). */
+	p->tx.start_psn = (uint32_t)uet_prng_next(&ep->rng);
+	p->tx.snd_una = p->tx.snd_nxt = p->tx.start_psn;
+	p->tx.peer_win = ep->win;
+	p->tx.msg_head = p->tx.msg_tail = p->tx.msg_seg = NONE16;
+	p->tx.next_msg_id = (uint16_t)uet_prng_next(&ep->rng);
+
+	lp.ev_base = ep->cfg.ev_base;
+	lp.ev_count = ep->cfg.ev_count;
+	lp.mss_bytes = full_pkt_bytes(ep);
+	lp.base_rtt_ns = ep->cfg.base_rtt_ns;
+	lp.link_bps = ep->cfg.link_bps;
+	lp.cfg = ep->cfg.lb_cfg;
+	rc = ep->cfg.lb->init(p->tx.lb, &lp, &ep->rng);
+	if (rc == 0) {
+		cp.mss_bytes = full_pkt_bytes(ep);
+		cp.base_rtt_ns = ep->cfg.base_rtt_ns;
+		cp.link_bps = ep->cfg.link_bps;
+		cp.cfg = ep->cfg.cc_cfg;
+		rc = ep->cfg.cc->init(p->tx.cc, &cp);
+	}
+	if (rc < 0) {
+		ep->st.pdcs_opened--;
+		ep_pdc_free(ep, p);
+		*err = rc;
+		return NULL;
+	}
+	ep_pdc_event(ep, p, UET_PDC_EV_OPEN, 0);
+	return p;
+}
+
+int
+tx_send(struct uet_ep *ep, const struct uet_send_req *r, uint64_t now)
+{
+	struct tx_msg *m;
+	struct pdc *p = NULL;
+	uint32_t slot;
+	uint16_t ms;
+	int rc = 0;
+
+	if (ep->n_txm_free == 0)
+		return UET_ERR_NOBUFS;
+	if (uet_hmap_get(&ep->pdc_map, ep_key_init(r->dst_ip, r->stream), &slot))
+		p = &ep->pdcs[slot];
+	else
+		p = tx_open(ep, r->dst_ip, r->stream, now, &rc);
+	if (p == NULL)
+		return rc;
+
+	ms = ep->txm_free[--ep->n_txm_free];
+	m = &ep->txm[ms];
+	memset(m, 0, sizeof(*m));
+	m->buf = r->buf;
+	m->user = r->user;
+	m->tag = r->tag;
+	m->submit_ns = now;
+	m->len = r->len;
+	m->pdc_slot = p->slot;
+	m->msg_id = p->tx.next_msg_id++;
+	m->used = 1;
+	m->next = NONE16;
+	m->prev = p->tx.msg_tail;
+	if (p->tx.msg_tail != NONE16)
+		ep->txm[p->tx.msg_tail].next = ms;
+	else
+		p->tx.msg_head = ms;
+	p->tx.msg_tail = ms;
+	if (p->tx.msg_seg == NONE16)
+		p->tx.msg_seg = ms;
+	p->tx.n_msgs++;
+	p->tx.idle_deadline = 0;
+	ep->st.msgs_submitted++;
+
+	win_acquire(ep, p);
+	ep_rdy_kick(ep, p);
+	ep_timer_update(ep, p);
+	return 0;
+}
+
+/* --- transmit --- */
+
+static bool
+cwnd_allows(const struct uet_ep *ep, const struct pdc *p, uint32_t bytes)
+{
+	/* One packet may always be in flight, or a window smaller than a
+	 * packet would stall the PDC forever. */
+	return p->tx.inflight_pkts == 0 ||
+	       (uint64_t)p->tx.inflight_bytes + bytes <= tx_cwnd(ep, p);
+}
+
+static bool
+psn_window_allows(const struct uet_ep *ep, const struct pdc *p)
+{
+	uint32_t win = p->tx.peer_win < ep->win ? p->tx.peer_win : ep->win;
+
+	if (p->tx.snd_nxt - p->tx.snd_una >= win)
+		return false;
+	/* While SYN rides on the data, the 12-bit psn_offset bounds how far
+	 * past the start PSN we may go before the target answers. */
+	if (p->state == PST_SYN && p->tx.snd_nxt - p->tx.start_psn > UET_SYN_MAX_PSN_OFFSET)
+		return false;
+	return true;
+}
+
+/* Drop queue entries that an ACK made moot, so the head is live. */
+static void
+rtxq_purge(const struct uet_ep *ep, struct pdc *p)
+{
+	while (p->tx.rtxq_len > 0) {
+		uint32_t psn = p->tx.rtxq[p->tx.rtxq_head];
+
+		if (psn_le(p->tx.snd_una, psn) && psn_lt(psn, p->tx.snd_nxt) &&
+		    (ent_of(ep, p, psn)->flags & (TXF_LOST | TXF_ACKED)) == TXF_LOST)
+			return;
+		p->tx.rtxq_head = (p->tx.rtxq_head + 1) & ep->win_mask;
+		p->tx.rtxq_len--;
+	}
+}
+
+static void
+rtxq_push(const struct uet_ep *ep, struct pdc *p, uint32_t psn)
+{
+	if (p->tx.rtxq_len == ep->win) {
+		/* Full of entries some of which ACKs made moot: compact. Live
+		 * entries are distinct PSNs of the window, so room appears. */
+		uint32_t i, k = 0, h = p->tx.rtxq_head;
+
+		for (i = 0; i < p->tx.rtxq_len; i++) {
+			uint32_t q = p->tx.rtxq[(h + i) & ep->win_mask];
+
+			if (psn_le(p->tx.snd_una, q) && psn_lt(q, p->tx.snd_nxt) &&
+			    (ent_of(ep, p, q)->flags & (TXF_LOST | TXF_ACKED)) == TXF_LOST)
+				p->tx.rtxq[(h + k++) & ep->win_mask] = q;
+		}
+		p->tx.rtxq_len = k;
+		assert(k < ep->win);
+	}
+	p->tx.rtxq[(p->tx.rtxq_head + p->tx.rtxq_len) & ep->win_mask] = psn;
+	p->tx.rtxq_len++;
+}
+
+static bool
+mark_lost(const struct uet_ep *ep, struct pdc *p, uint32_t psn)
+{
+	struct tx_ent *e = ent_of(ep, p, psn);
+
+	if (e->flags & (TXF_ACKED | TXF_LOST))
+		return false;
+	e->flags |= TXF_LOST;
+	p->tx.inflight_bytes -= ent_bytes(e);
+	p->tx.inflight_pkts--;
+	rtxq_push(ep, p, psn);
+	return true;
+}
+
+bool
+tx_can_send(struct uet_ep *ep, struct pdc *p)
+{
+	bool has_new;
+
+	if (p->role != ROLE_INIT || p->tx.ent == NULL)
+		return false;
+	rtxq_purge(ep, p);
+	if (p->tx.rtxq_len > 0 && cwnd_allows(ep, p, full_pkt_bytes(ep)))
+		return true;
+	has_new = p->tx.msg_seg != NONE16 || p->tx.close_queued;
+	return has_new && psn_window_allows(ep, p) &&
+	       cwnd_allows(ep, p, full_pkt_bytes(ep));
+}
+
+static int
+build_close(struct uet_ep *ep, struct pdc *p, uint32_t psn, bool retx, uint8_t *buf,
+	    size_t cap, struct uet_tx_meta *m)
+{
+	struct uet_hdr h;
+	int n;
+
+	memset(&h, 0, sizeof(h));
+	h.type = UET_PDS_CTRL;
+	h.nh = UET_CTL_CLOSE;
+	h.flags = UET_REQ_F_AR | (retx ? UET_REQ_F_RETX : 0);
+	h.psn = psn;
+	h.spdcid = p->id;
+	h.dpdcid = p->peer_id;
+	n = uet_hdr_encode(&h, buf, cap);
+	if (n < 0)
+		return n;
+	m->kind = UET_PKT_CLOSE;
+	m->tclass = UET_TCLASS_CONTROL;
+	m->ecn_capable = false;
+	m->hdr_len = (uint16_t)n;
+	ep->st.tx_close_pkts++;
+	return n;
+}
+
+static int
+build_data(struct uet_ep *ep, struct pdc *p, uint32_t psn, const struct tx_ent *e,
+	   bool retx, uint8_t *buf, size_t cap, struct uet_tx_meta *m)
+{
+	struct tx_msg *msg = &ep->txm[e->msg];
+	struct uet_hdr h;
+	int32_t clear;
+	int n;
+
+	memset(&h, 0, sizeof(h));
+	h.type = UET_PDS_RUD_REQ;
+	h.nh = UET_NH_REQ_STD;
+	h.psn = psn;
+	h.spdcid = p->id;
+	if (p->state == PST_SYN) {
+		h.flags |= UET_REQ_F_SYN;
+		h.dpdcid = uet_syn_slot((uint16_t)(psn - p->tx.start_psn));
+	} else {
+		h.dpdcid = p->peer_id;
+	}
+	if (retx)
+		h.flags |= UET_REQ_F_RETX | UET_REQ_F_AR;
+	/* Ask for an ACK at the end of a message and when this packet fills
+	 * the window, so the ACK clock never waits on the delayed-ACK timer. */
+	if (e->msg_off + e->len == msg->len ||
+	    (uint64_t)p->tx.inflight_bytes + ent_bytes(e) + full_pkt_bytes(ep) >
+		    tx_cwnd(ep, p))
+		h.flags |= UET_REQ_F_AR;
+	/* clear_psn: everything below snd_una is acknowledged. */
+	clear = (int32_t)(p->tx.snd_una - psn);
+	h.off16 = (int16_t)(clear < INT16_MIN ? INT16_MIN : clear);
+
+	h.ses.opcode = UET_SES_SEND;
+	h.ses.flags = (e->msg_off == 0 ? UET_SES_F_SOM : 0) |
+		      (e->msg_off + e->len == msg->len ? UET_SES_F_EOM : 0);
+	h.ses.msg_id = msg->msg_id;
+	h.ses.job_id = ep->cfg.job_id;
+	h.ses.initiator = ep->cfg.initiator_id;
+	h.ses.match_bits = msg->tag;
+	h.ses.request_len = msg->len;
+	if (e->msg_off != 0) {
+		h.ses.payload_len = e->len;
+		h.ses.msg_offset = e->msg_off;
+	}
+	n = uet_hdr_encode(&h, buf, cap);
+	if (n < 0)
+		return n;
+	if (msg->buf != NULL && e->len > 0)
+		memcpy(buf + n, msg->buf + e->msg_off, e->len);
+	m->kind = retx ? UET_PKT_RETX : UET_PKT_DATA;
+	m->tclass = retx ? UET_TCLASS_RETX : UET_TCLASS_DATA;
+	m->ecn_capable = true;
+	m->hdr_len = (uint16_t)n;
+	m->payload_len = e->len;
+	m->payload_filled = msg->buf != NULL;
+	m->msg_user = msg->user;
+	m->msg_tag = msg->tag;
+	m->msg_offset = e->msg_off;
+	return n + e->len;
+}
+
+int
+tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
+	 struct uet_tx_meta *m, uint64_t now)
+{
+	struct tx_ent *e;
+	uint32_t psn;
+	bool retx;
+	int n;
+
+	if (cap < full_pkt_bytes(ep))
+		return UET_ERR_BUFSIZE;
+	rtxq_purge(ep, p);
+	if (p->tx.rtxq_len > 0 && cwnd_allows(ep, p, full_pkt_bytes(ep))) {
+		psn = p->tx.rtxq[p->tx.rtxq_head];
+		p->tx.rtxq_head = (p->tx.rtxq_head + 1) & ep->win_mask;
+		p->tx.rtxq_len--;
+		e = ent_of(ep, p, psn);
+		e->flags &= (uint8_t)~TXF_LOST;
+		if (e->tx_count < UINT8_MAX)
+			e->tx_count++;
+		retx = true;
+		ep->st.tx_retx_pkts++;
+		if (!(e->flags & TXF_CLOSE))
+			ep->txm[e->msg].retx_pkts++;
+	} else if ((p->tx.msg_seg != NONE16 || p->tx.close_queued) &&
+		   psn_window_allows(ep, p) && cwnd_allows(ep, p, full_pkt_bytes(ep))) {
+		psn = p->tx.snd_nxt++;
+		e = ent_of(ep, p, psn);
+		memset(e, 0, sizeof(*e));
+		e->tx_count = 1;
+		retx = false;
+		if (p->tx.msg_seg != NONE16) {
+			struct tx_msg *msg = &ep->txm[p->tx.msg_seg];
+			uint32_t left = msg->len - msg->seg_off;
+
+			e->msg = p->tx.msg_seg;
+			e->msg_off = msg->seg_off;
+			e->len = (uint16_t)(left < ep->mss ? left : ep->mss);
+			msg->seg_off += e->len;
+			msg->unacked_pkts++;
+			if (msg->seg_off == msg->len) {
+				msg->segmented = 1;
+				p->tx.msg_seg = msg->next;
+			}
+			ep->st.tx_data_pkts++;
+			ep->st.tx_data_bytes += e->len;
+		} else {
+			e->flags |= TXF_CLOSE;
+			e->msg = NONE16;
+			p->tx.close_queued = 0;
+			p->tx.close_psn = psn;
+		}
+	} else {
+		return 0;
+	}
+	e->sent_ns = now;
+	if (p->state == PST_SYN)
+		e->flags |= TXF_SYN;
+	else
+		e->flags &= (uint8_t)~TXF_SYN;
+	e->ev = lb_next(ep, p, retx, false, now);
+	if (e->flags & TXF_CLOSE)
+		n = build_close(ep, p, psn, retx, buf, cap, m);
+	else
+		n = build_data(ep, p, psn, e, retx, buf, cap, m);
+	assert(n > 0);
+	p->tx.inflight_bytes += ent_bytes(e);
+	p->tx.inflight_pkts++;
+	m->dst_ip = p->peer_ip;
+	m->ev = e->ev;
+	m->pdc_id = p->id;
+	m->psn = psn;
+	if (p->tx.rto_deadline == 0)
+		p->tx.rto_deadline = now + tx_rto(ep, p);
+	if (p->tx.probe_deadline == 0 && ep->cfg.probe_rtts != 0)
+		p->tx.probe_deadline = now + probe_interval(ep, p);
+	return n;
+}
+
+int
+tx_write_probe(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t cap,
+	       struct uet_tx_meta *m, uint64_t now)
+{
+	struct pdc *p = &ep->pdcs[ci->pdc_slot];
+	struct uet_hdr h;
+	int n;
+
+	if (p->role != ROLE_INIT || p->gen != ci->pdc_gen || p->tx.ent == NULL ||
+	    p->tx.snd_una == p->tx.snd_nxt)
+		return 0;
+	if (cap < UET_PDS_CTRL_LEN)
+		return UET_ERR_BUFSIZE;
+	memset(&h, 0, sizeof(h));
+	h.type = UET_PDS_CTRL;
+	h.nh = UET_CTL_PROBE;
+	h.flags = UET_REQ_F_AR;
+	h.psn = p->tx.snd_una;
+	h.spdcid = p->id;
+	if (p->state == PST_SYN) {
+		/* A probe can open the PDC at the target if every SYN data
+		 * packet was lost. */
+		h.flags |= UET_REQ_F_SYN;
+		h.dpdcid = uet_syn_slot((uint16_t)(p->tx.snd_una - p->tx.start_psn));
+	} else {
+		h.dpdcid = p->peer_id;
+	}
+	h.off16 = (int16_t)p->tx.probe_opaque;
+	/* Ask for the SACK window starting at the oldest hole. */
+	h.payload32 = p->tx.snd_una;
+	n = uet_hdr_encode(&h, buf, cap);
+	if (n < 0)
+		return n;
+	p->tx.probe_sent_ns = now;
+	m->dst_ip = p->peer_ip;
+	m->ev = lb_next(ep, p, false, true, now);
+	m->tclass = UET_TCLASS_CONTROL;
+	m->kind = UET_PKT_PROBE;
+	m->hdr_len = (uint16_t)n;
+	m->pdc_id = p->id;
+	m->psn = h.psn;
+	ep->st.tx_probe_pkts++;
+	return n;
+}
+
+/* --- receive: ACK, SACK, NACK --- */
+
+struct ack_ctx {
+	uint32_t acked_bytes;
+	uint64_t rack_sent_ns;
+};
+
+static void
+ack_one(struct uet_ep *ep, struct pdc *p, uint32_t psn, struct ack_ctx *ac, uint64_t now)
+{
+	struct tx_ent *e = ent_of(ep, p, psn);
+	struct tx_msg *m;
+
+	if (e->flags & TXF_ACKED)
+		return;
+	if (!(e->flags & TXF_LOST)) {
+		p->tx.inflight_bytes -= ent_bytes(e);
+		p->tx.inflight_pkts--;
+	}
+	e->flags = (uint8_t)((e->flags | TXF_ACKED) & ~TXF_LOST);
+	p->tx.acked_pkts++;
+	ac->acked_bytes += ent_bytes(e);
+	if (e->sent_ns > ac->rack_sent_ns)
+		ac->rack_sent_ns = e->sent_ns;
+	if (e->flags & TXF_CLOSE)
+		return;
+	m = &ep->txm[e->msg];
+	assert(m->used && m->unacked_pkts > 0);
+	m->unacked_pkts--;
+	if (m->segmented && m->unacked_pkts == 0)
+		msg_finish(ep, p, m, 0, now);
+}
+
+static void
+rtt_sample(const struct uet_ep *ep, struct pdc *p, uint64_t rtt)
+{
+	uint64_t err;
+
+	(void)ep;
+	if (p->tx.min_rtt_ns == 0 || rtt < p->tx.min_rtt_ns)
+		p->tx.min_rtt_ns = rtt;
+	if (p->tx.srtt_ns == 0) {
+		p->tx.srtt_ns = rtt;
+		p->tx.rttvar_ns = rtt / 2;
+		return;
+	}
+	err = rtt > p->tx.srtt_ns ? rtt - p->tx.srtt_ns : p->tx.srtt_ns - rtt;
+	p->tx.rttvar_ns = (3 * p->tx.rttvar_ns + err) / 4;
+	p->tx.srtt_ns = (7 * p->tx.srtt_ns + rtt) / 8;
+}
+
+/* Mark lost every outstanding PSN last sent before 'before_ns'. */
+static uint32_t
+mark_lost_before(struct uet_ep *ep, struct pdc *p, uint64_t before_ns,
+		 enum uet_lb_fb_kind fb, uint32_t *bytes, uint64_t now)
+{
+	uint32_t psn, n = 0;
+
+	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
+		struct tx_ent *e = ent_of(ep, p, psn);
+
+		if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns >= before_ns)
+			continue;
+		*bytes += ent_bytes(e);
+		mark_lost(ep, p, psn);
+		lb_feedback(ep, p, fb, e->ev, false, e->tx_count > 1, 0, now);
+		n++;
+	}
+	return n;
+}
+
+static void
+enter_recovery(struct uet_ep *ep, struct pdc *p, uint32_t lost_bytes, uint64_t now)
+{
+	if (p->tx.in_recovery)
+		return;
+	/* One congestion response per recovery episode, like a TCP RTT. */
+	p->tx.in_recovery = 1;
+	p->tx.recovery_psn = p->tx.snd_nxt;
+	cc_loss(ep, p, UET_CC_LOSS_INFERRED, lost_bytes, now);
+}
+
+static void
+tx_after_progress(struct uet_ep *ep, struct pdc *p, uint64_t now)
+{
+	if (p->tx.in_recovery && !psn_lt(p->tx.snd_una, p->tx.recovery_psn))
+		p->tx.in_recovery = 0;
+	if (p->state == PST_CLOSING && !p->tx.close_queued &&
+	    p->tx.snd_una == p->tx.snd_nxt) {
+		ep->st.pdcs_closed++;
+		ep_pdc_event(ep, p, UET_PDC_EV_CLOSED, 0);
+		ep_pdc_free(ep, p);
+		return;
+	}
+	if (p->tx.snd_una == p->tx.snd_nxt) {
+		p->tx.rto_deadline = 0;
+		p->tx.probe_deadline = 0;
+		p->tx.probe_out = 0;
+	}
+	if (tx_quiescent(p)) {
+		tx_release(ep, p);
+		if (ep->cfg.pdc_idle_close_ns != 0 && p->tx.idle_deadline == 0)
+			p->tx.idle_deadline = now + ep->cfg.pdc_idle_close_ns;
+	}
+	ep_rdy_kick(ep, p);
+	ep_timer_update(ep, p);
+}
+
+static struct pdc *
+tx_lookup(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *meta)
+{
+	struct pdc *p = ep_pdc_by_id(ep, h->dpdcid);
+
+	if (p == NULL || p->role != ROLE_INIT || p->peer_ip != meta->src_ip) {
+		ep->st.rx_unknown_pdc++;
+		return NULL;
+	}
+	return p;
+}
+
+int
+tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *meta,
+	  uint64_t now)
+{
+	struct ack_ctx ac = { 0, 0 };
+	struct uet_nscc_state ns = { 0, 0, 0, 0, 0 };
+	bool probe = h->flags & UET_ACK_F_P, ce = h->flags & UET_ACK_F_M;
+	bool retx_echo = h->flags & UET_ACK_F_RETX;
+	uint32_t cack = h->psn, ack_psn = 0, base = 0, psn, thresh;
+	uint64_t bm = h->sack_bitmap, rtt = 0, acked_before;
+	struct pdc *p;
+
+	ep->st.rx_ack_pkts++;
+	p = tx_lookup(ep, h, meta);
+	if (p == NULL)
+		return UET_ERR_NO_PDC;
+	if (p->state != PST_SYN && h->spdcid != p->peer_id) {
+		ep->st.rx_stale++;
+		return UET_ERR_STALE;
+	}
+	/* Validate everything before changing anything: an ACK that
+	 * acknowledges a PSN we never sent is dropped whole. */
+	if (psn_lt(p->tx.snd_nxt, cack)) {
+		ep->st.rx_bad_ack++;
+		return UET_ERR_BAD_ACK;
+	}
+	if (psn_lt(cack, p->tx.snd_una) && p->tx.snd_una - cack > ep->win) {
+		ep->st.rx_stale++;
+		return UET_ERR_STALE;
+	}
+	if (!probe) {
+		ack_psn = cack + (uint32_t)(int32_t)h->off16;
+		if (!psn_lt(ack_psn, p->tx.snd_nxt)) {
+			ep->st.rx_bad_ack++;
+			return UET_ERR_BAD_ACK;
+		}
+	}
+	if (bm != 0) {
+		base = cack + (uint32_t)(int32_t)h->sack_psn_offset;
+		psn = base + (uint32_t)(63 - __builtin_clzll(bm));
+		if (!psn_lt(psn, p->tx.snd_nxt)) {
+			ep->st.rx_bad_ack++;
+			return UET_ERR_BAD_ACK;
+		}
+	}
+	if (p->tx.ent == NULL) {
+		/* Nothing outstanding: a late duplicate. */
+		ep->st.rx_stale++;
+		return UET_ERR_STALE;
+	}
+
+	if (p->state == PST_SYN) {
+		p->state = PST_EST;
+		p->peer_id = h->spdcid;
+		ep_pdc_event(ep, p, UET_PDC_EV_ESTABLISHED, 0);
+	}
+	if (h->type == UET_PDS_ACK_CC) {
+		if (h->mpr != 0) {
+			uint32_t w = (uint32_t)h->mpr * UET_MPR_UNIT_PSNS;
+
+			p->tx.peer_win = w < ep->win ? w : ep->win;
+		}
+		if (h->cc_type == UET_CC_TYPE_NSCC)
+			uet_nscc_state_unpack(h->cc_state, &ns);
+	}
+
+	/* RTT from the PSN that triggered the ACK, only when unambiguous:
+	 * sent once and echoed as such, or resent once and echoed RETX. */
+	if (!probe && psn_le(p->tx.snd_una, ack_psn) && psn_lt(ack_psn, p->tx.snd_nxt)) {
+		struct tx_ent *e = ent_of(ep, p, ack_psn);
+		uint64_t svc = (uint64_t)ns.service_time * UET_SERVICE_TIME_UNIT_NS;
+
+		if (!(e->flags & TXF_ACKED) &&
+		    ((e->tx_count == 1 && !retx_echo) || (e->tx_count == 2 && retx_echo)) &&
+		    now > e->sent_ns + svc) {
+			rtt = now - e->sent_ns - svc;
+			rtt_sample(ep, p, rtt);
+			ep->st.rtt_samples++;
+		}
+	}
+
+	acked_before = p->tx.acked_pkts;
+	for (psn = p->tx.snd_una; psn_lt(psn, cack); psn++)
+		ack_one(ep, p, psn, &ac, now);
+	while (bm != 0) {
+		uint32_t i = (uint32_t)__builtin_ctzll(bm);
+
+		bm &= bm - 1;
+		psn = base + i;
+		if (psn_le(p->tx.snd_una, psn))
+			ack_one(ep, p, psn, &ac, now);
+	}
+	/* The triggering PSN was received even if outside the SACK window. */
+	if (!probe && psn_le(p->tx.snd_una, ack_psn))
+		ack_one(ep, p, ack_psn, &ac, now);
+	/* Completion callbacks above may have failed or freed nothing of
+	 * ours, but they may have queued more messages on this PDC. */
+	while (p->tx.snd_una != p->tx.snd_nxt &&
+	       (ent_of(ep, p, p->tx.snd_una)->flags & TXF_ACKED))
+		p->tx.snd_una++;
+	if (ac.rack_sent_ns > p->tx.rack_sent_ns)
+		p->tx.rack_sent_ns = ac.rack_sent_ns;
+
+	if (p->tx.acked_pkts != acked_before) {
+		p->tx.rto_fails = 0;
+		p->tx.rto_backoff = 0;
+	}
+	p->tx.last_ack_ns = now;
+	if (ep->cfg.probe_rtts != 0 && p->tx.snd_una != p->tx.snd_nxt)
+		p->tx.probe_deadline = now + probe_interval(ep, p);
+
+	{
+		struct uet_cc_ack ca = {
+			.now_ns = now,
+			.acked_bytes = ac.acked_bytes,
+			.rtt_ns = rtt,
+			.min_rtt_ns = base_rtt_est(ep, p),
+			.ce = ce,
+			.inflight_bytes = p->tx.inflight_bytes,
+			.ev = meta->ev,
+		};
+
+		ep->cfg.cc->on_ack(p->tx.cc, &ca);
+	}
+	lb_feedback(ep, p, UET_LB_FB_ACK, meta->ev, ce, retx_echo, rtt, now);
+
+	/* Probe reply: fast and with no data ACKed since the probe left
+	 * means the path is clear and the data is gone. */
+	if (probe && p->tx.probe_out && (uint16_t)h->off16 == p->tx.probe_opaque) {
+		uint64_t prtt = now - p->tx.probe_sent_ns;
+		uint32_t lost_bytes = 0, n;
+
+		p->tx.probe_out = 0;
+		if (p->tx.acked_at_probe == acked_before &&
+		    prtt < 2 * base_rtt_est(ep, p) + ep->cfg.ack_delay_ns) {
+			n = mark_lost_before(ep, p, p->tx.probe_sent_ns, UET_LB_FB_LOSS,
+					     &lost_bytes, now);
+			if (n > 0) {
+				ep->st.probe_losses += n;
+				enter_recovery(ep, p, lost_bytes, now);
+			}
+		}
+	}
+
+	/* OOO-count loss inference (STrack §3.3.2), timed RACK-style: once
+	 * the receiver holds more than a window beyond a hole, a PSN is lost
+	 * if one sent a quarter base RTT after it has been delivered. */
+	thresh = tx_cwnd(ep, p) / full_pkt_bytes(ep);
+	if (thresh < ep->cfg.ooo_min_pkts)
+		thresh = ep->cfg.ooo_min_pkts;
+	if (ns.ooo_count > thresh && p->tx.rack_sent_ns > p->tx.rack_scanned_ns) {
+		uint64_t reo_wnd = base_rtt_est(ep, p) / 4;
+		uint32_t lost_bytes = 0, n = 0;
+
+		p->tx.rack_scanned_ns = p->tx.rack_sent_ns;
+		if (p->tx.rack_sent_ns > reo_wnd)
+			n = mark_lost_before(ep, p, p->tx.rack_sent_ns - reo_wnd,
+					     UET_LB_FB_LOSS, &lost_bytes, now);
+		if (n > 0) {
+			ep->st.loss_inferred += n;
+			enter_recovery(ep, p, lost_bytes, now);
+		}
+	}
+	tx_after_progress(ep, p, now);
+	return 0;
+}
+
+int
+tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *meta,
+	   uint64_t now)
+{
+	bool trimmed = h->nack_code == UET_NACK_TRIMMED ||
+		       h->nack_code == UET_NACK_TRIMMED_LASTHOP;
+	uint32_t psn = h->psn;
+	struct tx_ent *e;
+	struct pdc *p;
+
+	ep->st.rx_nack_pkts++;
+	p = tx_lookup(ep, h, meta);
+	if (p == NULL)
+		return UET_ERR_NO_PDC;
+	if (h->spdcid != 0 && p->state != PST_SYN && h->spdcid != p->peer_id) {
+		ep->st.rx_stale++;
+		return UET_ERR_STALE;
+	}
+	if (p->tx.ent == NULL || !psn_le(p->tx.snd_una, psn) || !psn_lt(psn, p->tx.snd_nxt)) {
+		/* Acknowledged already, or never sent: a NACK to ignore. */
+		if (p->tx.ent != NULL && !psn_lt(psn, p->tx.snd_nxt)) {
+			ep->st.rx_bad_ack++;
+			return UET_ERR_BAD_ACK;
+		}
+		ep->st.rx_stale++;
+		return UET_ERR_STALE;
+	}
+	e = ent_of(ep, p, psn);
+	if (h->nack_code == UET_NACK_INV_DPDCID) {
+		if (p->state == PST_CLOSING) {
+			/* The target already forgot the PDC: closed. */
+			ep->st.pdcs_closed++;
+			ep_pdc_event(ep, p, UET_PDC_EV_CLOSED, 0);
+			ep_pdc_free(ep, p);
+			return 0;
+		}
+		/* The target lost our PDC (restart or idle timeout); data it
+		 * may have delivered cannot be told apart from data it did
+		 * not, so resending could duplicate: fail instead. */
+		tx_fail(ep, p, UET_ERR_PEER_RESET, now);
+		return 0;
+	}
+	if (!trimmed) {
+		/* Resource shortage or window NACKs: let the RTO (with its
+		 * backoff) resend rather than hammer a full target. */
+		return 0;
+	}
+	ep->st.rx_trimmed_pkts++;
+	if (e->flags & (TXF_ACKED | TXF_LOST))
+		return 0;
+	if (e->tx_count > 1 && !(h->flags & UET_NACK_F_RETX)) {
+		/* The NACK is for an older copy; a newer one is in flight. */
+		ep->st.rx_stale++;
+		return UET_ERR_STALE;
+	}
+	mark_lost(ep, p, psn);
+	ep->st.nack_retx++;
+	cc_loss(ep, p, h->nack_code == UET_NACK_TRIMMED_LASTHOP ? UET_CC_LOSS_TRIM_LASTHOP
+								  : UET_CC_LOSS_TRIM,
+		ent_bytes(e), now);
+	lb_feedback(ep, p,
+		    h->nack_code == UET_NACK_TRIMMED_LASTHOP ? UET_LB_FB_NACK_LASTHOP
+							     : UET_LB_FB_NACK,
+		    meta->ev, h->flags & UET_NACK_F_M, e->tx_count > 1, 0, now);
+	ep_rdy_kick(ep, p);
+	ep_timer_update(ep, p);
+	return 0;
+}
+
+/* --- timers --- */
+
+static void
+on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
+{
+	uint64_t rto = tx_rto(ep, p), earliest = UINT64_MAX;
+	uint32_t psn, nlost = 0, lost_bytes = 0;
+
+	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
+		struct tx_ent *e = ent_of(ep, p, psn);
+
+		if (e->flags & (TXF_ACKED | TXF_LOST))
+			continue;
+		if (e->sent_ns + rto <= now) {
+			lost_bytes += ent_bytes(e);
+			mark_lost(ep, p, psn);
+			lb_feedback(ep, p, UET_LB_FB_TIMEOUT, e->ev, false, e->tx_count > 1,
+				    0, now);
+			nlost++;
+		} else if (e->sent_ns < earliest) {
+			earliest = e->sent_ns;
+		}
+	}
+	if (nlost > 0) {
+		ep->st.rto_events++;
+		ep->st.rto_lost_pkts += nlost;
+		p->tx.rto_fails++;
+		p->tx.rto_backoff++;
+		cc_loss(ep, p, UET_CC_LOSS_TIMEOUT, lost_bytes, now);
+		if (p->tx.rto_fails > ep->cfg.max_rto_retx) {
+			tx_fail(ep, p, UET_ERR_TIMEOUT, now);
+			return;
+		}
+	}
+	/* Re-armed lazily: retransmissions re-arm it when it is 0. */
+	p->tx.rto_deadline = earliest == UINT64_MAX ? 0 : earliest + tx_rto(ep, p);
+	ep_rdy_kick(ep, p);
+}
+
+static void
+on_probe_timer(struct uet_ep *ep, struct pdc *p, uint64_t now)
+{
+	struct ctrl_item *ci;
+
+	if (p->tx.snd_una == p->tx.snd_nxt) {
+		p->tx.probe_deadline = 0;
+		return;
+	}
+	p->tx.probe_deadline = now + 2 * probe_interval(ep, p);
+	ci = ep_ctrl_push(ep);
+	if (ci == NULL)
+		return;
+	ci->kind = CI_PROBE;
+	ci->pdc_slot = p->slot;
+	ci->pdc_gen = p->gen;
+	p->tx.probe_opaque++;
+	p->tx.probe_out = 1;
+	p->tx.probe_sent_ns = now;
+	p->tx.acked_at_probe = p->tx.acked_pkts;
+}
+
+static void
+on_idle(struct uet_ep *ep, struct pdc *p, uint64_t now)
+{
+	(void)now;
+	p->tx.idle_deadline = 0;
+	if (!tx_quiescent(p))
+		return;
+	if (p->state == PST_SYN) {
+		/* Never heard from the target, nothing outstanding: the
+		 * target holds no state worth a CLOSE. */
+		ep->st.pdcs_closed++;
+		ep_pdc_event(ep, p, UET_PDC_EV_CLOSED, 0);
+		ep_pdc_free(ep, p);
+		return;
+	}
+	/* CLOSE is sequenced: it takes the next PSN, so the target sees it
+	 * only after everything before it, and it is retransmitted like data.
+	 * New messages to this peer open a new PDC meanwhile. */
+	ep_pdc_unmap(ep, p);
+	p->state = PST_CLOSING;
+	p->tx.close_queued = 1;
+	win_acquire(ep, p);
+	ep_rdy_kick(ep, p);
+}
+
+void
+tx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now)
+{
+	uint16_t gen = p->gen;
+
+	if (p->tx.rto_deadline != 0 && now >= p->tx.rto_deadline) {
+		on_rto(ep, p, now);
+		if (p->role != ROLE_INIT || p->gen != gen)
+			return;
+	}
+	if (p->tx.probe_deadline != 0 && now >= p->tx.probe_deadline)
+		on_probe_timer(ep, p, now);
+	if (p->tx.idle_deadline != 0 && now >= p->tx.idle_deadline)
+		on_idle(ep, p, now);
+}
+
+uint64_t
+tx_deadline(const struct uet_ep *ep, const struct pdc *p)
+{
+	uint64_t d = UINT64_MAX;
+
+	(void)ep;
+	if (p->tx.rto_deadline != 0 && p->tx.rto_deadline < d)
+		d = p->tx.rto_deadline;
+	if (p->tx.probe_deadline != 0 && p->tx.probe_deadline < d)
+		d = p->tx.probe_deadline;
+	if (p->tx.idle_deadline != 0 && p->tx.idle_deadline < d)
+		d = p->tx.idle_deadline;
+	return d;
+}
+

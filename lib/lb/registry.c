@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include "uet/lb.h"
+
+static const struct uet_lb_ops *const registry[] = {
+	&uet_lb_ops_spray,
+	NULL,
+};
+
+const struct uet_lb_ops *
+uet_lb_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; registry[i] != NULL; i++)
+		if (strcmp(registry[i]->name, name) == 0)
+			return registry[i];
+	return NULL;
+}
+
+const struct uet_lb_ops *const *
+uet_lb_all(void)
+{
+	return registry;
+}
