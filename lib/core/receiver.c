@@ -156,11 +156,14 @@ echo_flags(const struct uet_hdr *h, const struct uet_rx_meta *meta)
 			 ((h->flags & UET_REQ_F_RETX) ? UET_ACK_F_RETX : 0));
 }
 
+/* Received before? Only the window behind cack can hold legitimate
+ * retransmissions (the sender's snd_una is never more than a window behind
+ * our cack); anything further away is outside the window, not a duplicate. */
 static bool
 rx_received(const struct uet_ep *ep, const struct pdc *p, uint32_t psn)
 {
 	if (psn_lt(psn, p->rx.cack))
-		return true;
+		return p->rx.cack - psn <= ep->win;
 	if (psn - p->rx.cack >= ep->win || p->rx.bm == NULL)
 		return false;
 	return uet_bit_test(p->rx.bm, ring_idx(ep, psn));

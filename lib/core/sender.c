@@ -999,7 +999,6 @@ tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta 
 		 * backoff) resend rather than hammer a full target. */
 		return 0;
 	}
-	ep->st.rx_trimmed_pkts++;
 	if (e->flags & (TXF_ACKED | TXF_LOST))
 		return 0;
 	if (e->tx_count > 1 && !(h->flags & UET_NACK_F_RETX)) {

@@ -1,0 +1,836 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The endpoint (PDC sender and receiver, timers) driven packet by packet
+ * through tests/unit/duo.h: delivery, ACK policy, SACK, loss recovery by
+ * probe, NACK and RTO, failure after the retry limit, close, pools,
+ * scheduling and determinism.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "base/prng.h"
+#include "duo.h"
+
+#define PKT_BYTES (UET_DATA_HDR_LEN + 4096)
+
+static const struct uet_ep_stats *
+st(const struct duo_side *s)
+{
+	return uet_ep_stats(s->ep);
+}
+
+static bool
+first_pdc(struct uet_ep *ep, struct uet_pdc_info *info)
+{
+	uint32_t cur = 0;
+
+	return uet_ep_pdc_iter(ep, &cur, info);
+}
+
+static uint32_t
+count_pdcs(struct uet_ep *ep)
+{
+	struct uet_pdc_info info;
+	uint32_t cur = 0, n = 0;
+
+	while (uet_ep_pdc_iter(ep, &cur, &info))
+		n++;
+	return n;
+}
+
+static bool
+is_data(const struct duo_pkt *p)
+{
+	return p->meta.kind == UET_PKT_DATA || p->meta.kind == UET_PKT_RETX;
+}
+
+static void
+test_single_message(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	assert_int_equal(duo_send(&d, &d.a, 1, 100, 0), 0);
+	assert_true(duo_run(&d, 1000000));
+	assert_true(duo_msg_exact(&d.b, 1, 100));
+	assert_int_equal(d.a.tx_done_ok, 1);
+	assert_int_equal(st(&d.a)->tx_data_pkts, 1);
+	assert_int_equal(st(&d.a)->tx_data_bytes, 100);
+	assert_int_equal(st(&d.b)->rx_data_pkts, 1);
+	assert_int_equal(st(&d.b)->tx_ack_pkts, 1);
+	assert_int_equal(st(&d.a)->rx_ack_pkts, 1);
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 0);
+	assert_int_equal(d.a.events[UET_PDC_EV_OPEN], 1);
+	assert_int_equal(d.a.events[UET_PDC_EV_ESTABLISHED], 1);
+	assert_int_equal(d.b.events[UET_PDC_EV_OPEN], 1);
+	duo_fini(&d);
+}
+
+static void
+test_ack_coalescing(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	assert_int_equal(duo_send(&d, &d.a, 2, 10 * 4096, 0), 0);
+	assert_true(duo_run(&d, 1000000));
+	assert_true(duo_msg_exact(&d.b, 2, 10 * 4096));
+	/* First packet (new PDC), then each time >= 16 KiB accumulated
+	 * (4 x 4152 B: packets 5 and 9), then the last one (AR). */
+	assert_int_equal(st(&d.a)->tx_data_pkts, 10);
+	assert_int_equal(st(&d.b)->tx_ack_pkts, 4);
+	duo_fini(&d);
+
+	duo_config(&c);
+	c.ack_every_bytes = 0;
+	assert_int_equal(duo_init(&d, &c), 0);
+	assert_int_equal(duo_send(&d, &d.a, 2, 10 * 4096, 0), 0);
+	assert_true(duo_run(&d, 1000000));
+	assert_true(duo_msg_exact(&d.b, 2, 10 * 4096));
+	assert_int_equal(st(&d.b)->tx_ack_pkts, 10);
+	duo_fini(&d);
+}
+
+static uint32_t reverse_seq;
+static int sack_checked, sack_bad;
+
+static bool
+reverse_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	struct uet_hdr h;
+
+	if (a_to_b && is_data(p)) {
+		/* Later packets arrive first. */
+		p->deliver_ns = d->now + d->wire_ns + 10000 - 100 * reverse_seq++;
+		return true;
+	}
+	if (!a_to_b && p->meta.kind == UET_PKT_ACK) {
+		assert_int_equal(uet_hdr_decode(p->buf, p->len, &h), UET_PDS_ACK_CC_LEN);
+		/* SACK base is aligned to 8 and never above the trigger. */
+		uint32_t base = h.psn + (uint32_t)(int32_t)h.sack_psn_offset;
+
+		if ((base & 7) != 0)
+			sack_bad++;
+		/* Bits below the cumulative point read as received. */
+		if (h.psn != base && (h.sack_bitmap & 1) == 0)
+			sack_bad++;
+		sack_checked++;
+	}
+	return true;
+}
+
+static void
+test_reorder_and_sack(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = reverse_filter;
+	reverse_seq = 0;
+	sack_checked = sack_bad = 0;
+	assert_int_equal(duo_send(&d, &d.a, 3, 10 * 4096, 0), 0);
+	assert_true(duo_run(&d, 1000000));
+	assert_true(duo_msg_exact(&d.b, 3, 10 * 4096));
+	assert_int_equal(st(&d.b)->rx_ooo_pkts, 9);
+	/* 9 PSNs beyond the hole < max(cwnd in packets, 5): no spurious
+	 * retransmission. */
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 0);
+	assert_true(sack_checked >= 3);
+	assert_int_equal(sack_bad, 0);
+	duo_fini(&d);
+}
+
+static int drop_index, drop_seen;
+
+static bool
+drop_nth_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && p->meta.kind == UET_PKT_DATA && drop_seen++ == drop_index)
+		return false;
+	return true;
+}
+
+static void
+test_single_loss_probe_recovery(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = drop_nth_filter;
+	drop_index = 3;
+	drop_seen = 0;
+	assert_int_equal(duo_send(&d, &d.a, 4, 20 * 4096, 0), 0);
+	assert_true(duo_run(&d, 10000000));
+	assert_true(duo_msg_exact(&d.b, 4, 20 * 4096));
+	/* 16 PSNs beyond the hole stay under the OOO threshold (18 packets of
+	 * cwnd), so the probe finds the loss: one retransmission, nothing
+	 * spurious. */
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 1);
+	assert_int_equal(st(&d.a)->probe_losses, 1);
+	assert_true(st(&d.a)->tx_probe_pkts >= 1);
+	assert_int_equal(st(&d.a)->rto_events, 0);
+	assert_int_equal(d.a.tx_done_ok, 1);
+	duo_fini(&d);
+}
+
+static void
+test_loss_ooo_inference(void **state)
+{
+	struct uet_ep_config c;
+	struct uet_cc_fixed_cfg fc = { .cwnd_bytes = 64 * PKT_BYTES };
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.cc_cfg = &fc;
+	c.ooo_min_pkts = 5;
+	c.probe_rtts = 0; /* only OOO inference or RTO can find it */
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = drop_nth_filter;
+	drop_index = 2;
+	drop_seen = 0;
+	/* Shrink the effective threshold: the fixed window is 64 packets, so
+	 * send 100 and let more than 64 pile up beyond the hole. */
+	assert_int_equal(duo_send(&d, &d.a, 5, 100 * 4096, 0), 0);
+	assert_true(duo_run(&d, 10000000));
+	assert_true(duo_msg_exact(&d.b, 5, 100 * 4096));
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 1);
+	assert_int_equal(st(&d.a)->loss_inferred, 1);
+	assert_int_equal(st(&d.a)->rto_events, 0);
+	duo_fini(&d);
+}
+
+static bool
+dup_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	if (a_to_b && is_data(p) && d->qn + 1 < DUO_QCAP) {
+		d->q[d->qn + 1] = *p;
+		d->q[d->qn + 1].deliver_ns += 50;
+		d->qn++;
+	}
+	return true;
+}
+
+static void
+test_duplicates(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = dup_filter;
+	assert_int_equal(duo_send(&d, &d.a, 6, 10 * 4096, 0), 0);
+	assert_true(duo_run(&d, 1000000));
+	assert_true(duo_msg_exact(&d.b, 6, 10 * 4096));
+	assert_int_equal(st(&d.b)->rx_dup_pkts, 10);
+	assert_int_equal(st(&d.b)->rx_data_pkts, 10);
+	assert_int_equal(st(&d.b)->msgs_delivered, 1);
+	duo_fini(&d);
+}
+
+static int trim_seen;
+
+static bool
+trim_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && p->meta.kind == UET_PKT_DATA && trim_seen++ == 1) {
+		p->trimmed = 1;
+		p->len = p->meta.hdr_len;
+	}
+	return true;
+}
+
+static uint32_t lb_retx_calls, lb_calls, lb_nack_fb, lb_timeout_fb;
+
+static int
+count_lb_init(void *st, const struct uet_lb_params *p, struct uet_prng *rng)
+{
+	return uet_lb_ops_spray.init(st, p, rng);
+}
+
+static uint16_t
+count_lb_next(void *st, const struct uet_lb_send_ctx *c)
+{
+	lb_calls++;
+	lb_retx_calls += c->retx;
+	return uet_lb_ops_spray.next_ev(st, c);
+}
+
+static void
+count_lb_fb(void *st, const struct uet_lb_feedback *fb)
+{
+	(void)st;
+	lb_nack_fb += fb->kind == UET_LB_FB_NACK;
+	lb_timeout_fb += fb->kind == UET_LB_FB_TIMEOUT;
+}
+
+static const struct uet_lb_ops count_lb = {
+	.name = "count",
+	.state_size = 64,
+	.init = count_lb_init,
+	.next_ev = count_lb_next,
+	.feedback = count_lb_fb,
+};
+
+static void
+test_trim_nack_retransmit(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.lb = &count_lb;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = trim_filter;
+	trim_seen = 0;
+	lb_calls = lb_retx_calls = lb_nack_fb = lb_timeout_fb = 0;
+	assert_int_equal(duo_send(&d, &d.a, 7, 5 * 4096, 0), 0);
+	assert_true(duo_run(&d, 1000000));
+	assert_true(duo_msg_exact(&d.b, 7, 5 * 4096));
+	assert_int_equal(st(&d.b)->rx_trimmed_pkts, 1);
+	assert_int_equal(st(&d.b)->tx_nack_pkts, 1);
+	assert_int_equal(st(&d.a)->rx_nack_pkts, 1);
+	assert_int_equal(st(&d.a)->nack_retx, 1);
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 1);
+	/* The retransmission asked the load balancer for a new EV, and the
+	 * NACK was fed back to it. */
+	assert_int_equal(lb_retx_calls, 1);
+	assert_int_equal(lb_calls, 6);
+	assert_int_equal(lb_nack_fb, 1);
+	assert_int_equal(st(&d.a)->rto_events, 0);
+	duo_fini(&d);
+}
+
+static bool
+blackhole_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	(void)p;
+	return !a_to_b;
+}
+
+static void
+test_rto_gives_up(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.max_rto_retx = 3;
+	c.lb = &count_lb;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = blackhole_filter;
+	lb_timeout_fb = 0;
+	assert_int_equal(duo_send(&d, &d.a, 8, 3 * 4096, 0), 0);
+	assert_int_equal(duo_send(&d, &d.a, 9, 10, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	/* Both messages fail: the one in flight and the one queued behind. */
+	assert_int_equal(d.a.tx_done_err, 2);
+	assert_int_equal(d.a.last_tx_status, UET_ERR_TIMEOUT);
+	assert_int_equal(st(&d.a)->pdcs_failed, 1);
+	assert_int_equal(d.a.events[UET_PDC_EV_FAILED], 1);
+	/* Fails on the expiry after max_rto_retx. */
+	assert_int_equal(st(&d.a)->rto_events, 4);
+	assert_true(lb_timeout_fb >= 4);
+	assert_true(st(&d.a)->tx_probe_pkts >= 1);
+	assert_int_equal(count_pdcs(d.a.ep), 0);
+	assert_true(uet_ep_idle(d.a.ep));
+	duo_fini(&d);
+}
+
+static bool
+ack_blackhole_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	(void)p;
+	return a_to_b;
+}
+
+static void
+test_ack_path_dead_gives_up(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.max_rto_retx = 2;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = ack_blackhole_filter;
+	assert_int_equal(duo_send(&d, &d.a, 10, 4096, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	/* Delivered once (retransmissions were duplicates) but never
+	 * acknowledged: the sender reports failure, nothing hangs. */
+	assert_true(duo_msg_exact(&d.b, 10, 4096));
+	assert_true(st(&d.b)->rx_dup_pkts >= 2);
+	assert_int_equal(d.a.tx_done_err, 1);
+	assert_true(uet_ep_idle(d.a.ep));
+	duo_fini(&d);
+}
+
+static void
+test_zero_length_and_pools(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	int i;
+
+	(void)state;
+	duo_config(&c);
+	c.max_tx_msgs = 4;
+	assert_int_equal(duo_init(&d, &c), 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(duo_send(&d, &d.a, 20 + (uint64_t)i, i == 0 ? 0 : 5000, 0), 0);
+	assert_int_equal(duo_send(&d, &d.a, 24, 1, 0), UET_ERR_NOBUFS);
+	assert_true(duo_run(&d, 1000000));
+	assert_true(duo_msg_exact(&d.b, 20, 0));
+	for (i = 1; i < 4; i++)
+		assert_true(duo_msg_exact(&d.b, 20 + (uint64_t)i, 5000));
+	assert_int_equal(duo_send(&d, &d.a, 24, 1, 0), 0);
+	assert_true(duo_run(&d, 2000000));
+	assert_true(duo_msg_exact(&d.b, 24, 1));
+	assert_int_equal(d.a.tx_done_ok, 5);
+	duo_fini(&d);
+}
+
+static void
+test_delayed_ack_timer(void **state)
+{
+	struct uet_ep_config c;
+	struct uet_tx_meta m;
+	struct uet_rx_meta rm = { .src_ip = 0x0a000001, .ev = 1, .ce = false, .trimmed = 0 };
+	uint8_t pkt[3][PKT_BYTES], ack[128];
+	int len[3], i;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	assert_int_equal(duo_send(&d, &d.a, 30, 3 * 4096, 0), 0);
+	for (i = 0; i < 3; i++) {
+		len[i] = uet_ep_write_pkt(d.a.ep, pkt[i], sizeof(pkt[i]), &m, 0);
+		assert_int_equal(len[i], PKT_BYTES);
+	}
+	/* Packets 1 and 2 arrive; 3 (EOM, AR) is lost. */
+	assert_int_equal(uet_ep_read_pkt(d.b.ep, &rm, pkt[0], (size_t)len[0], 1000), 0);
+	assert_int_equal(uet_ep_read_pkt(d.b.ep, &rm, pkt[1], (size_t)len[1], 1000), 0);
+	/* The first packet of a PDC is ACKed at once; the second waits for
+	 * the delayed-ACK timer. */
+	assert_int_equal(uet_ep_write_pkt(d.b.ep, ack, sizeof(ack), &m, 1000), UET_PDS_ACK_CC_LEN);
+	assert_int_equal(uet_ep_write_pkt(d.b.ep, ack, sizeof(ack), &m, 1000), 0);
+	assert_int_equal(uet_ep_next_deadline(d.b.ep), 1000 + c.ack_delay_ns);
+	assert_int_equal(uet_ep_handle_timeout(d.b.ep, 1000 + c.ack_delay_ns - 1), 0);
+	assert_int_equal(uet_ep_handle_timeout(d.b.ep, 1000 + c.ack_delay_ns), 1);
+	assert_int_equal(uet_ep_write_pkt(d.b.ep, ack, sizeof(ack), &m, 6000), UET_PDS_ACK_CC_LEN);
+	{
+		struct uet_hdr h;
+		struct uet_pdc_info ai;
+
+		assert_int_equal(uet_hdr_decode(ack, sizeof(ack), &h), UET_PDS_ACK_CC_LEN);
+		assert_true(first_pdc(d.a.ep, &ai));
+		/* cack covers the two received packets */
+		assert_int_equal(h.psn, ai.snd_una + 2);
+		assert_int_equal(uet_ep_next_deadline(d.b.ep), UINT64_MAX);
+	}
+	duo_fini(&d);
+}
+
+static uint32_t max_span;
+
+static bool
+window_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	struct uet_pdc_info info;
+
+	if (a_to_b && first_pdc(d->a.ep, &info) && info.initiator &&
+	    info.snd_nxt - info.snd_una > max_span)
+		max_span = info.snd_nxt - info.snd_una;
+	(void)p;
+	return true;
+}
+
+static void
+test_psn_window_bound(void **state)
+{
+	struct uet_ep_config c;
+	struct uet_cc_fixed_cfg fc = { .cwnd_bytes = 1000 * PKT_BYTES };
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.window_psns = 64;
+	c.cc_cfg = &fc;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = window_filter;
+	max_span = 0;
+	assert_int_equal(duo_send(&d, &d.a, 31, 300 * 4096, 0), 0);
+	assert_true(duo_run(&d, 10000000));
+	assert_true(duo_msg_exact(&d.b, 31, 300 * 4096));
+	assert_int_equal(max_span, 64);
+	duo_fini(&d);
+}
+
+static uint16_t order_ids[64];
+static int order_n;
+
+static bool
+order_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && p->meta.kind == UET_PKT_DATA && order_n < 64)
+		order_ids[order_n++] = p->meta.pdc_id;
+	return true;
+}
+
+static void
+test_round_robin_between_pdcs(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	int i;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = order_filter;
+	order_n = 0;
+	assert_int_equal(duo_send(&d, &d.a, 40, 20 * 4096, 0), 0);
+	assert_int_equal(duo_send(&d, &d.a, 41, 20 * 4096, 1), 0);
+	assert_true(duo_run(&d, 10000000));
+	assert_true(duo_msg_exact(&d.b, 40, 20 * 4096));
+	assert_true(duo_msg_exact(&d.b, 41, 20 * 4096));
+	assert_int_equal(order_n, 40);
+	assert_int_not_equal(order_ids[0], order_ids[1]);
+	for (i = 2; i < 36; i++)
+		assert_int_equal(order_ids[i], order_ids[i - 2]);
+	assert_int_equal(st(&d.b)->pdcs_opened, 2);
+	duo_fini(&d);
+}
+
+static uint8_t saved_syn[PKT_BYTES];
+static uint32_t saved_syn_len;
+
+static bool
+save_first_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && p->meta.kind == UET_PKT_DATA && saved_syn_len == 0) {
+		memcpy(saved_syn, p->buf, p->len);
+		saved_syn_len = p->len;
+	}
+	return true;
+}
+
+static void
+test_idle_close_and_stale_syn(void **state)
+{
+	struct uet_ep_config c;
+	struct uet_rx_meta rm = { .src_ip = 0x0a000001, .ev = 7, .ce = false, .trimmed = 0 };
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.pdc_idle_close_ns = 50000;
+	c.pdc_quarantine_ns = 1000000;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = save_first_filter;
+	saved_syn_len = 0;
+	assert_int_equal(duo_send(&d, &d.a, 50, 100, 0), 0);
+	assert_true(duo_run(&d, 500000));
+	assert_true(duo_msg_exact(&d.b, 50, 100));
+	assert_int_equal(st(&d.a)->pdcs_closed, 1);
+	assert_int_equal(st(&d.a)->tx_close_pkts, 1);
+	assert_int_equal(st(&d.b)->pdcs_closed, 1);
+	assert_int_equal(count_pdcs(d.a.ep), 0);
+	/* B keeps a time-wait record that rejects the stale SYN copy. */
+	assert_int_equal(count_pdcs(d.b.ep), 1);
+	assert_int_equal(uet_ep_read_pkt(d.b.ep, &rm, saved_syn, saved_syn_len, d.now),
+			 UET_ERR_STALE);
+	assert_int_equal(st(&d.b)->msgs_delivered, 1);
+	assert_int_equal(d.b.rx[50].done, 1);
+	/* After the quarantine the record is gone. */
+	assert_true(duo_run(&d, d.now + 2000000));
+	assert_int_equal(count_pdcs(d.b.ep), 0);
+	/* A new message opens a new PDC. */
+	assert_int_equal(duo_send(&d, &d.a, 51, 100, 0), 0);
+	assert_true(duo_run(&d, d.now + 1000000));
+	assert_true(duo_msg_exact(&d.b, 51, 100));
+	duo_fini(&d);
+}
+
+static void
+test_target_pdc_table_full(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	struct uet_ep_config cb;
+
+	(void)state;
+	duo_config(&c);
+	c.pdc_idle_close_ns = 20000;
+	c.pdc_quarantine_ns = 50000;
+	c.max_rto_retx = 30;
+	c.rto_max_ns = 100000;
+	assert_int_equal(duo_init(&d, &c), 0);
+	/* Rebuild B with a single PDC slot. */
+	uet_ep_destroy(d.b.ep);
+	cb = c;
+	cb.max_pdcs = 1;
+	cb.local_ip = d.b.ip;
+	cb.seed = 99;
+	cb.user = &d.b;
+	assert_int_equal(uet_ep_create(&cb, &d.b.ep), 0);
+	assert_int_equal(duo_send(&d, &d.a, 60, 3 * 4096, 0), 0);
+	assert_int_equal(duo_send(&d, &d.a, 61, 3 * 4096, 1), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 60, 3 * 4096));
+	assert_true(duo_msg_exact(&d.b, 61, 3 * 4096));
+	assert_true(st(&d.b)->rx_no_resources >= 1);
+	assert_int_equal(d.a.tx_done_ok, 2);
+	duo_fini(&d);
+}
+
+static void
+test_rx_message_pool_full(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.max_rx_msgs = 1;
+	assert_int_equal(duo_init(&d, &c), 0);
+	assert_int_equal(duo_send(&d, &d.a, 70, 3 * 4096, 0), 0);
+	assert_int_equal(duo_send(&d, &d.a, 71, 3 * 4096, 1), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 70, 3 * 4096));
+	assert_true(duo_msg_exact(&d.b, 71, 3 * 4096));
+	assert_true(st(&d.b)->rx_no_resources >= 1);
+	duo_fini(&d);
+}
+
+static void
+test_tx_window_pool_wait(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	int i;
+
+	(void)state;
+	duo_config(&c);
+	c.max_tx_windows = 1;
+	assert_int_equal(duo_init(&d, &c), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(duo_send(&d, &d.a, 80 + (uint64_t)i, 5 * 4096, (uint16_t)i), 0);
+	assert_int_equal(st(&d.a)->tx_window_waits, 2);
+	assert_true(duo_run(&d, 10000000));
+	for (i = 0; i < 3; i++)
+		assert_true(duo_msg_exact(&d.b, 80 + (uint64_t)i, 5 * 4096));
+	duo_fini(&d);
+}
+
+/* Determinism: a lossy run replayed with the same seed sends the same bytes. */
+static uint64_t trace_hash;
+static struct uet_prng trace_rng;
+
+static bool
+hash_lossy_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	uint32_t i;
+
+	(void)d;
+	trace_hash = uet_mix64(trace_hash ^ a_to_b ^ p->meta.ev);
+	for (i = 0; i < p->len; i++)
+		trace_hash = trace_hash * 1099511628211ULL ^ p->buf[i];
+	return uet_prng_below(&trace_rng, 10) != 0;
+}
+
+static uint64_t
+lossy_run(uint64_t seed)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	int i;
+
+	duo_config(&c);
+	c.seed = seed;
+	c.max_rto_retx = 50;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = hash_lossy_filter;
+	trace_hash = 0;
+	uet_prng_seed(&trace_rng, 5);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(duo_send(&d, &d.a, 90 + (uint64_t)i, 8 * 4096 + 17, 0), 0);
+	assert_true(duo_run(&d, 1000000000));
+	for (i = 0; i < 4; i++)
+		assert_true(duo_msg_exact(&d.b, 90 + (uint64_t)i, 8 * 4096 + 17));
+	duo_fini(&d);
+	return trace_hash;
+}
+
+static void
+test_determinism(void **state)
+{
+	uint64_t h1, h2, h3;
+
+	(void)state;
+	h1 = lossy_run(1234);
+	h2 = lossy_run(1234);
+	h3 = lossy_run(1235);
+	assert_int_equal(h1, h2);
+	assert_int_not_equal(h1, h3);
+}
+
+static uint32_t ev_min_seen, ev_max_seen;
+
+static bool
+ev_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && is_data(p)) {
+		if (p->meta.ev < ev_min_seen)
+			ev_min_seen = p->meta.ev;
+		if (p->meta.ev > ev_max_seen)
+			ev_max_seen = p->meta.ev;
+		assert_true(p->meta.ecn_capable);
+		assert_int_equal(p->meta.tclass, UET_TCLASS_DATA);
+	}
+	if (!a_to_b) {
+		assert_false(p->meta.ecn_capable);
+		assert_int_equal(p->meta.tclass, UET_TCLASS_CONTROL);
+	}
+	return true;
+}
+
+static void
+test_ev_range_and_classes(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.ev_base = 1000;
+	c.ev_count = 16;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = ev_filter;
+	ev_min_seen = UINT32_MAX;
+	ev_max_seen = 0;
+	assert_int_equal(duo_send(&d, &d.a, 95, 200 * 4096, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 95, 200 * 4096));
+	/* 200 uniform draws over 16 EVs hit both ends. */
+	assert_int_equal(ev_min_seen, 1000);
+	assert_int_equal(ev_max_seen, 1015);
+	duo_fini(&d);
+}
+
+static bool
+ce_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && is_data(p))
+		p->ce = true;
+	return true;
+}
+
+static void
+test_ce_echo(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = ce_filter;
+	assert_int_equal(duo_send(&d, &d.a, 96, 8 * 4096, 0), 0);
+	assert_true(duo_run(&d, 10000000));
+	assert_true(duo_msg_exact(&d.b, 96, 8 * 4096));
+	/* Every CE-marked packet gets its own ACK. */
+	assert_int_equal(st(&d.b)->rx_ce_pkts, 8);
+	assert_int_equal(st(&d.b)->tx_ack_pkts, 8);
+	duo_fini(&d);
+}
+
+static void
+test_config_check(void **state)
+{
+	struct uet_ep_config c;
+	const char *why;
+	struct uet_ep *ep;
+
+	(void)state;
+	uet_ep_config_default(&c);
+	assert_int_equal(uet_ep_config_check(&c, &why), 0);
+	assert_null(why);
+	c.window_psns = 1000;
+	assert_int_equal(uet_ep_config_check(&c, &why), UET_ERR_INVAL);
+	assert_non_null(strstr(why, "window_psns"));
+	assert_int_equal(uet_ep_create(&c, &ep), UET_ERR_INVAL);
+	uet_ep_config_default(&c);
+	c.mss_bytes = 20000;
+	assert_int_equal(uet_ep_config_check(&c, &why), UET_ERR_INVAL);
+	assert_non_null(strstr(why, "mss_bytes"));
+	uet_ep_config_default(&c);
+	c.ev_base = 65500;
+	c.ev_count = 100;
+	assert_int_equal(uet_ep_config_check(&c, &why), UET_ERR_INVAL);
+	uet_ep_config_default(&c);
+	assert_true(uet_ep_mem_bytes(&c) > uet_ep_pdc_bytes(&c) * c.max_pdcs);
+	/* Bytes per PDC are documented in doc/architecture.md; keep them small. */
+	assert_true(uet_ep_pdc_bytes(&c) <= 768);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_single_message),
+		cmocka_unit_test(test_ack_coalescing),
+		cmocka_unit_test(test_reorder_and_sack),
+		cmocka_unit_test(test_single_loss_probe_recovery),
+		cmocka_unit_test(test_loss_ooo_inference),
+		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_trim_nack_retransmit),
+		cmocka_unit_test(test_rto_gives_up),
+		cmocka_unit_test(test_ack_path_dead_gives_up),
+		cmocka_unit_test(test_zero_length_and_pools),
+		cmocka_unit_test(test_delayed_ack_timer),
+		cmocka_unit_test(test_psn_window_bound),
+		cmocka_unit_test(test_round_robin_between_pdcs),
+		cmocka_unit_test(test_idle_close_and_stale_syn),
+		cmocka_unit_test(test_target_pdc_table_full),
+		cmocka_unit_test(test_rx_message_pool_full),
+		cmocka_unit_test(test_tx_window_pool_wait),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_ev_range_and_classes),
+		cmocka_unit_test(test_ce_echo),
+		cmocka_unit_test(test_config_check),
+	};
+
+	return cmocka_run_group_tests_name("endpoint", tests, NULL, NULL);
+}
