@@ -312,6 +312,7 @@ struct uet_ep_stats {
 	uint64_t pdcs_opened;
 	uint64_t pdcs_closed;
 	uint64_t pdcs_failed;
+	uint64_t timewait_evictions; /* time-wait records reclaimed early */
 	uint64_t ctrl_queue_drops;
 	uint64_t tx_window_waits;   /* PDC waited for a free send window */
 };

@@ -234,6 +234,31 @@ ep_key_tgt(uint32_t src_ip, uint16_t spdcid)
 	return ((uint64_t)src_ip << 16) | spdcid | (1ULL << 63);
 }
 
+/*
+ * The table is full: give up the time-wait record closest to expiry. A
+ * live PDC outranks protection against stale copies of a closed one (which
+ * the quarantine exists for, and which only a very late packet needs).
+ */
+static bool
+evict_timewait(struct uet_ep *ep)
+{
+	struct pdc *best = NULL;
+	uint32_t i;
+
+	for (i = 0; i < ep->cfg.max_pdcs; i++) {
+		struct pdc *p = &ep->pdcs[i];
+
+		if (p->role == ROLE_TGT && p->state == PST_TIMEWAIT &&
+		    (best == NULL || p->rx.timewait_until < best->rx.timewait_until))
+			best = p;
+	}
+	if (best == NULL)
+		return false;
+	ep->st.timewait_evictions++;
+	ep_pdc_free(ep, best);
+	return true;
+}
+
 struct pdc *
 ep_pdc_alloc(struct uet_ep *ep, uint8_t role, uint32_t peer_ip, uint64_t hkey,
 	     uint64_t now)
@@ -243,7 +268,7 @@ ep_pdc_alloc(struct uet_ep *ep, uint8_t role, uint32_t peer_ip, uint64_t hkey,
 	uint16_t gen;
 
 	(void)now;
-	if (ep->n_pdc_free == 0)
+	if (ep->n_pdc_free == 0 && !evict_timewait(ep))
 		return NULL;
 	slot = ep->pdc_free[ep->n_pdc_free - 1];
 	if (hkey != 0 && uet_hmap_put(&ep->pdc_map, hkey, slot) < 0)

@@ -119,6 +119,8 @@ struct pdc_tx {
 	uint64_t probe_sent_ns;
 	uint64_t acked_at_probe;
 	uint64_t acked_pkts;       /* PSNs acknowledged over the PDC's life */
+	uint32_t rcvd_units;       /* receiver's rcvd_bytes (256 B) last seen */
+	uint32_t rcvd_at_probe;
 	uint16_t probe_opaque;
 	alignas(8) uint8_t lb[UET_LB_STATE_MAX];
 	alignas(8) uint8_t cc[UET_CC_STATE_MAX];

@@ -321,6 +321,8 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	if (p == NULL)
 		return rc;
 	p->rx.last_rx_ns = now;
+	if (meta->ce)
+		ep->st.rx_ce_pkts++;
 
 	if ((is_ctrl && h->nh == UET_CTL_PROBE) || meta->trimmed) {
 		if (created)
@@ -393,7 +395,12 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 				ep->st.rx_malformed++;
 				return UET_ERR_MALFORMED;
 			}
-		} else if (ep->n_rxm_free == 0) {
+		} else if (ep->n_rxm_free == 0 || (d > 0 && ep->n_rxm_free == 1)) {
+			/* The last free slot is kept for a message at a PDC's
+			 * cumulative point. Otherwise out-of-order packets of
+			 * later messages could take every slot while the
+			 * message at cack, which every PDC's window waits on,
+			 * can get none: a deadlock. */
 			ep->st.rx_no_resources++;
 			return drop_created(ep, p, created, UET_ERR_NOBUFS);
 		}
@@ -443,8 +450,6 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	p->rx.last_ev = meta->ev;
 	p->rx.last_flags = fl;
 	p->rx.last_arrival_ns = now;
-	if (meta->ce)
-		ep->st.rx_ce_pkts++;
 
 	if (is_ctrl) {
 		p->rx.close_seen = 1;
@@ -503,7 +508,7 @@ rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t
 	struct pdc *p = &ep->pdcs[ci->pdc_slot];
 	struct uet_nscc_state ns;
 	struct uet_hdr h;
-	uint32_t cack, lo, base, k;
+	uint32_t cack, lo, base, below, span, k;
 	uint64_t bits = 0, svc, v;
 	int32_t off;
 	int n;
@@ -527,16 +532,23 @@ rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t
 			lo = cack + k;
 	}
 	base = lo & ~7u;
-	if (p->rx.bm != NULL)
-		bits = uet_bit_ring_get64(p->rx.bm, ep->win, ring_idx(ep, base));
-	/* PSNs in [base, cack) are received: the spec fills them with 1s.
-	 * Ring positions past cack + win alias PSNs below cack, whose bits
-	 * are already clear. */
-	if (cack != base)
-		bits |= (1ULL << (cack - base)) - 1;
+	/* base is at most 7 below cack, or above it when the oldest
+	 * unreported PSN is. */
+	below = psn_lt(base, cack) ? cack - base : 0;
 	if (p->rx.bm != NULL) {
-		v = bits >> (cack - base);
-		for (k = cack - base; v != 0; v >>= 1, k++)
+		bits = uet_bit_ring_get64(p->rx.bm, ep->win, ring_idx(ep, base));
+		/* Ring positions at or past cack + win alias live PSNs of the
+		 * window: nothing there can have been received. */
+		span = cack + ep->win - base;
+		if (span < 64)
+			bits &= (1ULL << span) - 1;
+	}
+	/* PSNs in [base, cack) are received: the spec fills them with 1s. */
+	if (below != 0)
+		bits |= (1ULL << below) - 1;
+	if (p->rx.bm != NULL) {
+		v = bits >> below;
+		for (k = below; v != 0; v >>= 1, k++)
 			if (v & 1)
 				uet_bit_clear(p->rx.unrep, ring_idx(ep, base + k));
 	}

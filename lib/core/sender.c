@@ -911,14 +911,17 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 	}
 	lb_feedback(ep, p, UET_LB_FB_ACK, meta->ev, ce, retx_echo, rtt, now);
 
-	/* Probe reply: fast and with no data ACKed since the probe left
-	 * means the path is clear and the data is gone. */
+	/* Probe reply: fast, acknowledging nothing new, and with the
+	 * receiver's byte count unchanged since the probe left: the path is
+	 * clear and the data is gone (STrack §3.3.2). The byte count tells a
+	 * stalled flow from one whose ACKs are merely coalesced. */
 	if (probe && p->tx.probe_out && (uint16_t)h->off16 == p->tx.probe_opaque) {
 		uint64_t prtt = now - p->tx.probe_sent_ns;
 		uint32_t lost_bytes = 0, n;
 
 		p->tx.probe_out = 0;
-		if (p->tx.acked_at_probe == acked_before &&
+		if (p->tx.acked_at_probe == p->tx.acked_pkts &&
+		    (h->type != UET_PDS_ACK_CC || ns.rcvd_bytes == p->tx.rcvd_at_probe) &&
 		    prtt < 2 * base_rtt_est(ep, p) + ep->cfg.ack_delay_ns) {
 			n = mark_lost_before(ep, p, p->tx.probe_sent_ns, UET_LB_FB_LOSS,
 					     &lost_bytes, now);
@@ -948,6 +951,8 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 			enter_recovery(ep, p, lost_bytes, now);
 		}
 	}
+	if (h->type == UET_PDS_ACK_CC && h->cc_type == UET_CC_TYPE_NSCC)
+		p->tx.rcvd_units = ns.rcvd_bytes;
 	tx_after_progress(ep, p, now);
 	return 0;
 }
@@ -1022,10 +1027,17 @@ tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta 
 
 /* --- timers --- */
 
+/*
+ * The timer fires when the oldest outstanding packet has waited an RTO. One
+ * expiry is one timeout episode: it declares lost every packet that has
+ * waited most of an RTO (the rest of the flight sent back to back with it),
+ * not just the oldest, so a window of N packets costs one retry and one
+ * backoff step, not N.
+ */
 static void
 on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 {
-	uint64_t rto = tx_rto(ep, p), earliest = UINT64_MAX;
+	uint64_t rto = tx_rto(ep, p), earliest = UINT64_MAX, age = rto - rto / 4;
 	uint32_t psn, nlost = 0, lost_bytes = 0;
 
 	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
@@ -1033,7 +1045,7 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 
 		if (e->flags & (TXF_ACKED | TXF_LOST))
 			continue;
-		if (e->sent_ns + rto <= now) {
+		if (e->sent_ns + age <= now) {
 			lost_bytes += ent_bytes(e);
 			mark_lost(ep, p, psn);
 			lb_feedback(ep, p, UET_LB_FB_TIMEOUT, e->ev, false, e->tx_count > 1,
@@ -1079,6 +1091,7 @@ on_probe_timer(struct uet_ep *ep, struct pdc *p, uint64_t now)
 	p->tx.probe_out = 1;
 	p->tx.probe_sent_ns = now;
 	p->tx.acked_at_probe = p->tx.acked_pkts;
+	p->tx.rcvd_at_probe = p->tx.rcvd_units;
 }
 
 static void

@@ -122,8 +122,12 @@ reverse_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 
 		if ((base & 7) != 0)
 			sack_bad++;
-		/* Bits below the cumulative point read as received. */
-		if (h.psn != base && (h.sack_bitmap & 1) == 0)
+		/* Bits below the cumulative point read as received; nothing
+		 * past the receiver's window can be. */
+		if ((int32_t)(base - h.psn) < 0 && (h.sack_bitmap & 1) == 0)
+			sack_bad++;
+		if ((int32_t)(base - h.psn) > 1024 - 64 &&
+		    (h.sack_bitmap >> (1024 - (base - h.psn))) != 0)
 			sack_bad++;
 		sack_checked++;
 	}

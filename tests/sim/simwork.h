@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_TESTS_SIMWORK_H_
+#define UET_TESTS_SIMWORK_H_
+
+/*
+ * A checking workload for simulator tests: messages with a known byte
+ * pattern, sent between simulated hosts, each verified to arrive exactly
+ * once and byte-exact, with exactly one successful sender completion.
+ * The message tag is its index here, so any host can find it.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/prng.h"
+#include "sim/sim.h"
+
+struct sw_msg {
+	uint32_t src, dst;
+	uint32_t len;
+	uint16_t stream;
+	uint8_t *buf;
+	uint8_t *seen;     /* per byte: deliveries */
+	uint64_t submit_ns, tx_ns, rx_ns;
+	int tx_done, tx_status, rx_done, rx_aborted;
+	uint64_t bad_bytes;
+	bool submitted;
+};
+
+struct sw;
+
+struct sw_host {
+	struct sw *w;
+	uint32_t idx;
+	uint32_t *pending;  /* message indices refused with NOBUFS, FIFO */
+	uint32_t npend, pend_head;
+};
+
+struct sw {
+	struct sim *s;
+	struct sw_msg *m;
+	uint32_t n, cap;
+	struct sw_host *hosts;
+	uint32_t nhosts;
+	uint64_t unexpected;     /* callbacks for unknown tags */
+	uint32_t tx_finished, rx_finished;
+};
+
+static inline uint8_t
+sw_pattern(uint64_t tag, uint32_t off)
+{
+	return (uint8_t)(uet_mix64(tag * 0x100000001b3ULL + (off >> 3)) >> ((off & 7) * 8));
+}
+
+static inline void
+sw_rx_data(void *user, const struct uet_rx_data *d)
+{
+	struct sw_host *h = user;
+	struct sw *w = h->w;
+	struct sw_msg *m;
+	uint32_t i;
+
+	if (d->tag >= w->n || w->m[d->tag].dst != h->idx) {
+		w->unexpected++;
+		return;
+	}
+	m = &w->m[d->tag];
+	for (i = 0; i < d->len; i++) {
+		uint64_t off = (uint64_t)d->offset + i;
+
+		if (off >= m->len) {
+			m->bad_bytes++;
+			continue;
+		}
+		m->seen[off]++;
+		if (d->data[i] != sw_pattern(d->tag, (uint32_t)off))
+			m->bad_bytes++;
+	}
+}
+
+static inline void
+sw_rx_msg(void *user, const struct uet_rx_msg *x)
+{
+	struct sw_host *h = user;
+	struct sw *w = h->w;
+	struct sw_msg *m;
+
+	if (x->tag >= w->n || w->m[x->tag].dst != h->idx) {
+		w->unexpected++;
+		return;
+	}
+	m = &w->m[x->tag];
+	if (x->status != 0) {
+		m->rx_aborted++;
+		return;
+	}
+	if (m->rx_done++ == 0)
+		w->rx_finished++;
+	m->rx_ns = x->done_ns;
+}
+
+static void sw_retry(struct sw *w, struct sw_host *h);
+
+static inline void
+sw_tx_done(void *user, const struct uet_tx_done *x)
+{
+	struct sw_host *h = user;
+	struct sw *w = h->w;
+	struct sw_msg *m;
+
+	if (x->tag >= w->n || w->m[x->tag].src != h->idx) {
+		w->unexpected++;
+		return;
+	}
+	m = &w->m[x->tag];
+	if (m->tx_done++ == 0)
+		w->tx_finished++;
+	m->tx_status = x->status;
+	m->tx_ns = x->done_ns;
+	free(m->buf);
+	m->buf = NULL;
+	sw_retry(w, h);
+}
+
+static inline void
+sw_init(struct sw *w, struct sim *s)
+{
+	uint32_t i;
+
+	memset(w, 0, sizeof(*w));
+	w->s = s;
+	w->nhosts = sim_num_hosts(s);
+	w->hosts = calloc(w->nhosts, sizeof(*w->hosts));
+	for (i = 0; i < w->nhosts; i++) {
+		w->hosts[i].w = w;
+		w->hosts[i].idx = i;
+	}
+}
+
+static inline void
+sw_fini(struct sw *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->n; i++) {
+		free(w->m[i].buf);
+		free(w->m[i].seen);
+	}
+	for (i = 0; i < w->nhosts; i++)
+		free(w->hosts[i].pending);
+	free(w->m);
+	free(w->hosts);
+}
+
+/* Point an endpoint config's callbacks at this workload. */
+static inline void
+sw_ep_config(struct sw *w, uint32_t host, struct uet_ep_config *c)
+{
+	c->cb.rx_data = sw_rx_data;
+	c->cb.rx_msg = sw_rx_msg;
+	c->cb.tx_done = sw_tx_done;
+	c->user = &w->hosts[host];
+}
+
+static inline int
+sw_try_send(struct sw *w, uint32_t idx)
+{
+	struct sw_msg *m = &w->m[idx];
+	struct uet_send_req r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.dst_ip = sim_host_ip(w->s, m->dst);
+	r.stream = m->stream;
+	r.buf = m->buf;
+	r.len = m->len;
+	r.tag = idx;
+	rc = uet_ep_send(sim_host_ep(w->s, m->src), &r, sim_now_ns(w->s));
+	if (rc == 0) {
+		m->submitted = true;
+		m->submit_ns = sim_now_ns(w->s);
+		sim_host_kick(w->s, m->src);
+	}
+	return rc;
+}
+
+static void
+sw_retry(struct sw *w, struct sw_host *h)
+{
+	while (h->npend > h->pend_head) {
+		if (sw_try_send(w, h->pending[h->pend_head]) != 0)
+			return;
+		h->pend_head++;
+	}
+}
+
+/* Define message (src -> dst, len) and send it now (or when the sender's
+ * pools free up). Returns its index. */
+static inline uint32_t
+sw_add(struct sw *w, uint32_t src, uint32_t dst, uint32_t len, uint16_t stream)
+{
+	struct sw_msg *m;
+	uint32_t i, idx;
+
+	if (w->n == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 64;
+		w->m = realloc(w->m, w->cap * sizeof(*w->m));
+	}
+	idx = w->n++;
+	m = &w->m[idx];
+	memset(m, 0, sizeof(*m));
+	m->src = src;
+	m->dst = dst;
+	m->len = len;
+	m->stream = stream;
+	m->buf = malloc(len ? len : 1);
+	m->seen = calloc(len ? len : 1, 1);
+	for (i = 0; i < len; i++)
+		m->buf[i] = sw_pattern(idx, i);
+	return idx;
+}
+
+static inline void
+sw_send_now(struct sw *w, uint32_t idx)
+{
+	struct sw_host *h = &w->hosts[w->m[idx].src];
+
+	if (h->npend > h->pend_head || sw_try_send(w, idx) != 0) {
+		h->pending = realloc(h->pending, (h->npend + 1) * sizeof(uint32_t));
+		h->pending[h->npend++] = idx;
+	}
+}
+
+static void
+sw_send_ev(struct sim *s, void *a, uint64_t b)
+{
+	(void)s;
+	sw_send_now((struct sw *)a, (uint32_t)b);
+}
+
+/* Send message idx at time t_ns. */
+static inline void
+sw_send_at(struct sw *w, uint32_t idx, uint64_t t_ns)
+{
+	sim_at(w->s, sim_ps(t_ns), sw_send_ev, w, idx);
+}
+
+static inline bool
+sw_all_done(const struct sw *w)
+{
+	return w->tx_finished == w->n && w->rx_finished == w->n;
+}
+
+/* Run until every message is done at both ends, or limit. */
+static inline bool
+sw_run(struct sw *w, uint64_t limit_ns)
+{
+	uint64_t step = 10000000; /* check every 10 ms of simulated time */
+
+	while (!sw_all_done(w)) {
+		uint64_t next = sim_now_ns(w->s) + step;
+
+		if (sim_now_ns(w->s) >= limit_ns)
+			return false;
+		if (next > limit_ns)
+			next = limit_ns;
+		if (sim_run_drain(w->s, sim_ps(next)) && !sw_all_done(w))
+			return false;
+	}
+	return true;
+}
+
+/* Every message delivered exactly once, byte-exact, acked once, status 0.
+ * On failure writes a reason into why. */
+static inline bool
+sw_check(const struct sw *w, char *why, size_t n)
+{
+	uint32_t i, j;
+
+	if (w->unexpected != 0) {
+		snprintf(why, n, "%llu callbacks for unknown messages",
+			 (unsigned long long)w->unexpected);
+		return false;
+	}
+	for (i = 0; i < w->n; i++) {
+		const struct sw_msg *m = &w->m[i];
+
+		if (m->tx_done != 1 || m->tx_status != 0) {
+			snprintf(why, n, "msg %u (%u->%u, %u B): %d sender completions, status %d",
+				 i, m->src, m->dst, m->len, m->tx_done, m->tx_status);
+			return false;
+		}
+		if (m->rx_done != 1 || m->rx_aborted != 0) {
+			snprintf(why, n, "msg %u (%u->%u, %u B): delivered %d times, aborted %d",
+				 i, m->src, m->dst, m->len, m->rx_done, m->rx_aborted);
+			return false;
+		}
+		if (m->bad_bytes != 0) {
+			snprintf(why, n, "msg %u: %llu bytes differ from the pattern", i,
+				 (unsigned long long)m->bad_bytes);
+			return false;
+		}
+		for (j = 0; j < m->len; j++) {
+			if (m->seen[j] != 1) {
+				snprintf(why, n, "msg %u: byte %u delivered %u times", i, j,
+					 m->seen[j]);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+#endif /* UET_TESTS_SIMWORK_H_ */

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Seeded fault swarm (in the manner of TigerBeetle's VOPR). Each seed draws
+ * its own fabric, endpoint configuration, workload and faults (loss,
+ * duplication, reordering, corruption, blackholed paths), runs a fault
+ * phase, heals the network and runs until everything completes. It then
+ * requires that every message arrived exactly once and byte-exact, every
+ * sender completion succeeded exactly once, and every endpoint is idle (no
+ * PDC stuck). A failing seed is printed with a one-line replay command; the
+ * same seed replays the run exactly.
+ *
+ *   swarm [--seeds N] [--first S]    run seeds S .. S+N-1
+ *   swarm --seed S [-v]              replay one seed, -v prints its draw
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simwork.h"
+
+struct draw {
+	uint32_t spines, hpl;
+	uint64_t rate_gbps, lat_ns, buf_bytes;
+	bool ecn, trim;
+	struct sim_fault fault;
+	uint32_t blackholes;      /* fabric ports blackholed in the fault phase */
+	uint64_t fault_ns;        /* length of the fault phase */
+	uint32_t msgs;
+	struct uet_ep_config ep;
+	struct uet_cc_fixed_cfg cc;
+	struct uet_lb_ops_cfg lb;
+};
+
+static uint32_t
+pick(struct uet_prng *r, const uint32_t *v, uint32_t n)
+{
+	return v[uet_prng_below(r, n)];
+}
+
+#define PICK(r, ...) \
+	pick(r, (const uint32_t[]){ __VA_ARGS__ }, \
+	     sizeof((const uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t))
+
+static void
+draw_settings(uint64_t seed, struct draw *d)
+{
+	struct uet_prng r;
+	struct uet_ep_config *c = &d->ep;
+
+	uet_prng_seed(&r, seed);
+	memset(d, 0, sizeof(*d));
+	d->spines = 2 + (uint32_t)uet_prng_below(&r, 7);
+	d->hpl = 1 + (uint32_t)uet_prng_below(&r, 3);
+	d->rate_gbps = PICK(&r, 10, 25, 100);
+	d->lat_ns = 200 + uet_prng_below(&r, 1800);
+	d->buf_bytes = PICK(&r, 16, 32, 64, 256) * 1024;
+	d->ecn = uet_prng_below(&r, 2);
+	d->trim = uet_prng_below(&r, 3) == 0;
+	/* A few seeds run clean, the rest with a random mix of faults. */
+	if (uet_prng_below(&r, 10) != 0) {
+		d->fault.loss_ppm = (uint32_t)uet_prng_below(&r, 100001);
+		d->fault.dup_ppm = (uint32_t)uet_prng_below(&r, 50001);
+		d->fault.corrupt_ppm = (uint32_t)uet_prng_below(&r, 50001);
+		d->fault.jitter_ns = uet_prng_below(&r, 3) ? uet_prng_below(&r, 50001) : 0;
+		/* Blackhole up to all but one of the spine paths. */
+		d->blackholes = (uint32_t)uet_prng_below(&r, d->spines);
+	}
+	d->fault_ns = 200000 + uet_prng_below(&r, 1800001);
+	d->msgs = 4 + (uint32_t)uet_prng_below(&r, 27);
+
+	uet_ep_config_default(c);
+	c->link_bps = d->rate_gbps * 1000000000ULL;
+	c->base_rtt_ns = 4 * d->lat_ns + 2000;
+	c->window_psns = PICK(&r, 64, 128, 256, 1024);
+	c->mss_bytes = PICK(&r, 512, 1024, 2048, 4096);
+	c->ack_every_bytes = PICK(&r, 0, 4096, 16384, 65536);
+	c->ack_delay_ns = 1000 + uet_prng_below(&r, 20000);
+	c->probe_rtts = PICK(&r, 0, 1, 3, 5);
+	c->ooo_min_pkts = 1 + (uint32_t)uet_prng_below(&r, 8);
+	c->rto_ns = uet_prng_below(&r, 4) == 0 ? 20000 + uet_prng_below(&r, 200000) : 0;
+	c->rto_max_ns = 1000000;
+	/* Generous: the fault phase must not exhaust retries (a separate
+	 * test checks that a PDC does give up). */
+	c->max_rto_retx = 200;
+	/* Up to 6 hosts x 3 streams, initiator and target: 36 PDCs can be
+	 * needed at once, since PDCs close only when idle-close is on. */
+	c->max_pdcs = 36 + (uint32_t)uet_prng_below(&r, 16);
+	c->max_tx_windows = 1 + (uint32_t)uet_prng_below(&r, c->max_pdcs);
+	c->max_rx_windows = 1 + (uint32_t)uet_prng_below(&r, c->max_pdcs);
+	c->max_tx_msgs = PICK(&r, 4, 16, 256);
+	c->max_rx_msgs = PICK(&r, 2, 8, 64);
+	c->ctrl_queue_len = PICK(&r, 16, 64, 4096);
+	c->pdc_idle_close_ns = uet_prng_below(&r, 2) ? 20000 + uet_prng_below(&r, 200000) : 0;
+	/* Longer than any packet can live in this fabric (jitter <= 50 us,
+	 * queues of at most a few hundred us). */
+	c->pdc_quarantine_ns = 5000000;
+	c->ev_count = PICK(&r, 1, 4, 16, 256);
+	d->lb.permute = uet_prng_below(&r, 2);
+	c->lb_cfg = &d->lb;
+	d->cc.cwnd_bytes = (uint32_t)(1 + uet_prng_below(&r, 64)) * (UET_DATA_HDR_LEN + c->mss_bytes);
+	c->cc_cfg = &d->cc;
+}
+
+static void
+print_draw(uint64_t seed, const struct draw *d)
+{
+	const struct uet_ep_config *c = &d->ep;
+
+	printf("seed %llu: 2 leaves x %u spines x %u hosts, %llu Gb/s, %llu ns links, "
+	       "buf %llu B%s%s\n",
+	       (unsigned long long)seed, d->spines, d->hpl, (unsigned long long)d->rate_gbps,
+	       (unsigned long long)d->lat_ns, (unsigned long long)d->buf_bytes,
+	       d->ecn ? ", ECN" : "", d->trim ? ", trimming" : "");
+	printf("  faults for %llu us: loss %u ppm, dup %u ppm, corrupt %u ppm, jitter %llu ns, "
+	       "%u blackholed uplinks per leaf\n",
+	       (unsigned long long)d->fault_ns / 1000, d->fault.loss_ppm, d->fault.dup_ppm,
+	       d->fault.corrupt_ppm, (unsigned long long)d->fault.jitter_ns, d->blackholes);
+	printf("  %u messages; window %u, mss %u, ack every %u B, probe %u RTTs, ooo %u, "
+	       "rto %llu ns, pdcs %u (tx win %u, rx win %u), msgs %u/%u, ctrl %u, "
+	       "idle close %llu ns, %u EVs%s, cwnd %u B\n",
+	       d->msgs, c->window_psns, c->mss_bytes, c->ack_every_bytes, c->probe_rtts,
+	       c->ooo_min_pkts, (unsigned long long)c->rto_ns, c->max_pdcs, c->max_tx_windows,
+	       c->max_rx_windows, c->max_tx_msgs, c->max_rx_msgs, c->ctrl_queue_len,
+	       (unsigned long long)c->pdc_idle_close_ns, c->ev_count,
+	       d->lb.permute ? " (permuted)" : "", d->cc.cwnd_bytes);
+}
+
+static void
+set_faults(struct sim *s, const struct draw *d, bool on)
+{
+	struct sim_fault none = { 0 }, bh = d->fault;
+	uint32_t i, l, k;
+
+	for (i = 0; i < sim_num_ports(s); i++)
+		sim_port_set_fault(sim_port_at(s, i), on ? &d->fault : &none);
+	if (!on)
+		return;
+	/* The first 'blackholes' uplinks of each leaf drop everything. */
+	bh.blackhole = true;
+	for (l = 0; l < 2; l++)
+		for (k = 0; k < d->blackholes; k++)
+			sim_port_set_fault(sim_leaf_up(s, l, k), &bh);
+}
+
+static void
+heal_ev(struct sim *s, void *a, uint64_t b)
+{
+	(void)b;
+	set_faults(s, (const struct draw *)a, false);
+}
+
+static uint32_t
+count_pdcs(struct uet_ep *ep)
+{
+	struct uet_pdc_info info;
+	uint32_t cur = 0, n = 0;
+
+	while (uet_ep_pdc_iter(ep, &cur, &info))
+		n++;
+	return n;
+}
+
+/* Returns 0 on success; on failure prints why. */
+static int
+run_seed(uint64_t seed, bool verbose)
+{
+	struct sim_leafspine_cfg lc;
+	struct sim_config sc;
+	struct draw d;
+	struct sw w;
+	struct uet_prng r;
+	struct sim *s;
+	char why[256] = "";
+	uint32_t i, nh;
+	int rc = 0;
+
+	draw_settings(seed, &d);
+	if (verbose)
+		print_draw(seed, &d);
+	sim_config_default(&sc);
+	sc.seed = seed;
+	s = sim_create(&sc);
+	memset(&lc, 0, sizeof(lc));
+	lc.leaves = 2;
+	lc.spines = d.spines;
+	lc.hosts_per_leaf = d.hpl;
+	lc.host_link.rate_bps = d.rate_gbps * 1000000000ULL;
+	lc.host_link.lat_ns = d.lat_ns;
+	lc.host_link.buf_bytes = d.buf_bytes;
+	if (d.ecn) {
+		lc.host_link.ecn_kmin_bytes = d.buf_bytes / 5;
+		lc.host_link.ecn_kmax_bytes = d.buf_bytes * 4 / 5;
+	}
+	lc.host_link.trim = d.trim;
+	lc.fabric_link = lc.host_link;
+	if (s == NULL || sim_build_leaf_spine(s, &lc) != 0) {
+		printf("seed %llu: cannot build the fabric\n", (unsigned long long)seed);
+		sim_destroy(s);
+		return 1;
+	}
+	sw_init(&w, s);
+	nh = sim_num_hosts(s);
+	for (i = 0; i < nh; i++) {
+		struct uet_ep_config c = d.ep;
+
+		c.seed = seed * 7919 + i;
+		sw_ep_config(&w, i, &c);
+		if (sim_host_attach(s, i, &c) != 0) {
+			printf("seed %llu: endpoint config rejected\n", (unsigned long long)seed);
+			sw_fini(&w);
+			sim_destroy(s);
+			return 1;
+		}
+	}
+	/* Workload: random pairs, sizes from empty to many packets, sent at
+	 * random times during the fault phase. */
+	uet_prng_seed(&r, seed ^ 0xabcdef);
+	for (i = 0; i < d.msgs; i++) {
+		uint32_t src = (uint32_t)uet_prng_below(&r, nh);
+		uint32_t dst = (src + 1 + (uint32_t)uet_prng_below(&r, nh - 1)) % nh;
+		uint32_t kind = (uint32_t)uet_prng_below(&r, 10), len;
+		uint32_t idx;
+
+		len = kind < 3 ? (uint32_t)uet_prng_below(&r, 65)
+		      : kind < 7 ? (uint32_t)uet_prng_below(&r, 16385)
+				 : (uint32_t)uet_prng_below(&r, 131073);
+		idx = sw_add(&w, src, dst, len, (uint16_t)uet_prng_below(&r, 3));
+		sw_send_at(&w, idx, uet_prng_below(&r, d.fault_ns));
+	}
+	set_faults(s, &d, true);
+	sim_at(s, sim_ps(d.fault_ns), heal_ev, &d, 0);
+
+	if (!sw_run(&w, d.fault_ns + 2000000000ULL)) {
+		snprintf(why, sizeof(why), "stuck: %u/%u sender and %u/%u receiver completions",
+			 w.tx_finished, w.n, w.rx_finished, w.n);
+		rc = 1;
+	} else if (!sw_check(&w, why, sizeof(why))) {
+		rc = 1;
+	}
+	if (rc == 0) {
+		/* Let idle PDCs close and time-wait expire, then nothing may
+		 * be left pending anywhere. */
+		sim_run_drain(s, sim_now_ps(s) + sim_ps(d.ep.pdc_idle_close_ns +
+							d.ep.pdc_quarantine_ns + 50000000));
+		for (i = 0; i < nh && rc == 0; i++) {
+			struct uet_ep *ep = sim_host_ep(s, i);
+
+			if (!uet_ep_idle(ep)) {
+				snprintf(why, sizeof(why), "host %u not idle after heal", i);
+				rc = 1;
+			} else if (d.ep.pdc_idle_close_ns != 0 && count_pdcs(ep) != 0) {
+				snprintf(why, sizeof(why), "host %u still holds %u PDCs", i,
+					 count_pdcs(ep));
+				rc = 1;
+			}
+		}
+	}
+	if (verbose || rc != 0) {
+		struct sim_port_stats t;
+		uint64_t retx = 0, rto = 0, nack = 0, dup = 0, csum = 0;
+
+		sim_total_stats(s, &t);
+		for (i = 0; i < nh; i++) {
+			const struct uet_ep_stats *e = uet_ep_stats(sim_host_ep(s, i));
+
+			retx += e->tx_retx_pkts;
+			rto += e->rto_events;
+			nack += e->nack_retx;
+			dup += e->rx_dup_pkts;
+			csum += sim_host_stats(s, i)->rx_csum_drops;
+		}
+		printf("  %s at %llu us: pkts %llu, fault drops %llu, blackholed %llu, queue drops "
+		       "%llu, trims %llu, corrupt %llu (csum drops %llu), dups %llu; retx %llu, "
+		       "rto %llu, nack retx %llu, dup rx %llu\n",
+		       rc ? "FAILED" : "ok", (unsigned long long)sim_now_ns(s) / 1000,
+		       (unsigned long long)t.tx_pkts, (unsigned long long)t.drops_fault,
+		       (unsigned long long)t.drops_down, (unsigned long long)t.drops_queue,
+		       (unsigned long long)t.trims, (unsigned long long)t.corrupts,
+		       (unsigned long long)csum, (unsigned long long)t.dups,
+		       (unsigned long long)retx, (unsigned long long)rto,
+		       (unsigned long long)nack, (unsigned long long)dup);
+	}
+	if (rc != 0) {
+		for (i = 0; i < w.n; i++) {
+			const struct sw_msg *m = &w.m[i];
+
+			if (m->tx_done != 1 || m->tx_status != 0 || m->rx_done != 1)
+				printf("  msg %u: %u -> %u, %u B, stream %u, sent at %llu ns: "
+				       "%d sender completions (status %d), %d deliveries\n",
+				       i, m->src, m->dst, m->len, m->stream,
+				       (unsigned long long)m->submit_ns, m->tx_done, m->tx_status,
+				       m->rx_done);
+		}
+		if (!verbose)
+			print_draw(seed, &d);
+		printf("  seed %llu FAILED: %s\n  replay: swarm --seed %llu -v\n",
+		       (unsigned long long)seed, why, (unsigned long long)seed);
+	}
+	sw_fini(&w);
+	sim_destroy(s);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	uint64_t first = 1, n = 1000, one = 0;
+	bool single = false, verbose = false;
+	uint64_t i, failed = 0;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--seeds") == 0 && a + 1 < argc) {
+			n = strtoull(argv[++a], NULL, 0);
+		} else if (strcmp(argv[a], "--first") == 0 && a + 1 < argc) {
+			first = strtoull(argv[++a], NULL, 0);
+		} else if (strcmp(argv[a], "--seed") == 0 && a + 1 < argc) {
+			one = strtoull(argv[++a], NULL, 0);
+			single = true;
+		} else if (strcmp(argv[a], "-v") == 0) {
+			verbose = true;
+		} else {
+			fprintf(stderr, "usage: %s [--seeds N] [--first S] | --seed S [-v]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (single)
+		return run_seed(one, verbose) ? 1 : 0;
+	for (i = 0; i < n; i++)
+		failed += run_seed(first + i, verbose) != 0;
+	printf("swarm: seeds %llu..%llu: %llu passed, %llu failed\n", (unsigned long long)first,
+	       (unsigned long long)(first + n - 1), (unsigned long long)(n - failed),
+	       (unsigned long long)failed);
+	return failed ? 1 : 0;
+}
