@@ -183,8 +183,9 @@ struct uet_ep_config {
 	uint64_t rto_ns;          /* fixed RTO; 0 = adaptive (srtt + 4 rttvar) */
 	uint64_t rto_min_ns;      /* default 4 x base_rtt */
 	uint64_t rto_max_ns;      /* cap of backoff; default 10 ms */
-	uint32_t max_rto_retx;    /* RTO expiries in a row without progress
-				   * before the PDC fails; default 5 */
+	uint32_t max_rto_retx;    /* recovery episodes (RTO expiries or probe
+				   * loss declarations) in a row without
+				   * progress before the PDC fails; default 5 */
 	uint32_t probe_rtts;      /* probe after this many base RTTs without an
 				   * ACK; 0 disables probes; default 3 */
 	uint32_t ooo_min_pkts;    /* loss inference when the receiver's OOO count

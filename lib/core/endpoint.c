@@ -356,6 +356,8 @@ ep_timer_update(struct uet_ep *ep, struct pdc *p)
 	if (p->role == ROLE_NONE)
 		return;
 	d = p->role == ROLE_INIT ? tx_deadline(ep, p) : rx_deadline(ep, p);
+	if (d == p->deadline)
+		return;
 	p->deadline = d;
 	if (d == UINT64_MAX)
 		uet_theap_del(&ep->timers, p->slot);
@@ -506,10 +508,6 @@ uet_ep_write_pkt(struct uet_ep *ep, uint8_t *buf, size_t cap, struct uet_tx_meta
 	while (ep->rdy_head != NONE32) {
 		struct pdc *p = &ep->pdcs[ep->rdy_head];
 
-		if (!tx_can_send(ep, p)) {
-			ep_rdy_remove(ep, p);
-			continue;
-		}
 		rc = tx_write(ep, p, buf, cap, m, now_ns);
 		if (rc == UET_ERR_BUFSIZE)
 			return rc;
@@ -557,6 +555,7 @@ uet_ep_handle_timeout(struct uet_ep *ep, uint64_t now_ns)
 		if (uet_theap_top(&ep->timers, &id, &k) && id == p->slot && k <= now_ns) {
 			assert(!"timer did not advance");
 			uet_theap_del(&ep->timers, id);
+			p->deadline = UINT64_MAX;
 		}
 		n++;
 	}

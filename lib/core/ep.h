@@ -136,6 +136,8 @@ struct pdc_rx {
 	uint32_t ooo;        /* PSNs held beyond cack */
 	uint32_t unacked_bytes;
 	uint32_t n_msgs;     /* messages in reassembly */
+	uint32_t last_msg;   /* rx message slot used last: consecutive
+			      * packets usually belong to one message */
 	uint32_t close_psn;
 	uint8_t close_seen;
 	uint8_t last_flags;  /* last accepted packet: trigger of a delayed ACK */

@@ -176,6 +176,7 @@ rx_init(struct uet_ep *ep, struct pdc *p, uint32_t start, uint16_t peer_id, uint
 	p->state = PST_EST;
 	p->peer_id = peer_id;
 	p->rx.win_idx = NONE32;
+	p->rx.last_msg = NONE32;
 	p->rx.start_psn = start;
 	p->rx.cack = start;
 	p->rx.max_psn1 = start;
@@ -389,7 +390,12 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	single = !is_ctrl && (h->ses.flags & (UET_SES_F_SOM | UET_SES_F_EOM)) ==
 				     (UET_SES_F_SOM | UET_SES_F_EOM);
 	if (!is_ctrl && !single) {
-		if (uet_hmap_get(&ep->rxm_map, rxm_key(p, h->ses.msg_id), &mslot)) {
+		mslot = p->rx.last_msg;
+		if ((mslot < ep->cfg.max_rx_msgs && ep->rxm[mslot].used &&
+		     ep->rxm[mslot].pdc_slot == p->slot && ep->rxm[mslot].pdc_gen == p->gen &&
+		     ep->rxm[mslot].msg_id == h->ses.msg_id) ||
+		    uet_hmap_get(&ep->rxm_map, rxm_key(p, h->ses.msg_id), &mslot)) {
+			p->rx.last_msg = mslot;
 			m = &ep->rxm[mslot];
 			if (m->len != h->ses.request_len || m->tag != h->ses.match_bits) {
 				ep->st.rx_malformed++;
@@ -424,6 +430,7 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 		m->msg_id = h->ses.msg_id;
 		uet_hmap_put(&ep->rxm_map, rxm_key(p, m->msg_id), mslot);
 		p->rx.n_msgs++;
+		p->rx.last_msg = mslot;
 	}
 
 	/* Accept: the PSN is now received, exactly once. */

@@ -78,10 +78,15 @@ tx_rto(const struct uet_ep *ep, const struct pdc *p)
 	return r;
 }
 
+/* Probes back off with the retransmission timer. */
 static uint64_t
 probe_interval(const struct uet_ep *ep, const struct pdc *p)
 {
-	return (uint64_t)ep->cfg.probe_rtts * base_rtt_est(ep, p);
+	uint64_t t = (uint64_t)ep->cfg.probe_rtts * base_rtt_est(ep, p);
+	uint32_t b = p->tx.rto_backoff > 20 ? 20 : p->tx.rto_backoff;
+
+	t <<= b;
+	return t > ep->rto_max_ns ? ep->rto_max_ns : t;
 }
 
 static bool
@@ -92,13 +97,13 @@ tx_quiescent(const struct pdc *p)
 }
 
 static uint16_t
-lb_next(struct uet_ep *ep, struct pdc *p, bool retx, bool probe, uint64_t now)
+lb_next(struct uet_ep *ep, struct pdc *p, uint32_t cwnd, bool retx, bool probe, uint64_t now)
 {
 	struct uet_lb_send_ctx c = {
 		.now_ns = now,
 		.retx = retx,
 		.probe = probe,
-		.cwnd_bytes = tx_cwnd(ep, p),
+		.cwnd_bytes = cwnd,
 		.inflight_bytes = p->tx.inflight_bytes,
 		.mss_bytes = full_pkt_bytes(ep),
 		.rng = &ep->rng,
@@ -367,12 +372,12 @@ tx_send(struct uet_ep *ep, const struct uet_send_req *r, uint64_t now)
 /* --- transmit --- */
 
 static bool
-cwnd_allows(const struct uet_ep *ep, const struct pdc *p, uint32_t bytes)
+cwnd_allows(const struct uet_ep *ep, const struct pdc *p, uint32_t cwnd)
 {
 	/* One packet may always be in flight, or a window smaller than a
 	 * packet would stall the PDC forever. */
 	return p->tx.inflight_pkts == 0 ||
-	       (uint64_t)p->tx.inflight_bytes + bytes <= tx_cwnd(ep, p);
+	       (uint64_t)p->tx.inflight_bytes + full_pkt_bytes(ep) <= cwnd;
 }
 
 static bool
@@ -448,11 +453,10 @@ tx_can_send(struct uet_ep *ep, struct pdc *p)
 	if (p->role != ROLE_INIT || p->tx.ent == NULL)
 		return false;
 	rtxq_purge(ep, p);
-	if (p->tx.rtxq_len > 0 && cwnd_allows(ep, p, full_pkt_bytes(ep)))
-		return true;
 	has_new = p->tx.msg_seg != NONE16 || p->tx.close_queued;
-	return has_new && psn_window_allows(ep, p) &&
-	       cwnd_allows(ep, p, full_pkt_bytes(ep));
+	if (p->tx.rtxq_len == 0 && !(has_new && psn_window_allows(ep, p)))
+		return false;
+	return cwnd_allows(ep, p, tx_cwnd(ep, p));
 }
 
 static int
@@ -480,65 +484,72 @@ build_close(struct uet_ep *ep, struct pdc *p, uint32_t psn, bool retx, uint8_t *
 	return n;
 }
 
+/*
+ * Data packets are the hot path: write the RUD request and the SES standard
+ * header straight into the buffer instead of filling a struct uet_hdr for
+ * uet_hdr_encode (test_data_header_matches_codec holds them equal).
+ */
 static int
 build_data(struct uet_ep *ep, struct pdc *p, uint32_t psn, const struct tx_ent *e,
-	   bool retx, uint8_t *buf, size_t cap, struct uet_tx_meta *m)
+	   bool retx, uint32_t cwnd, uint8_t *b, struct uet_tx_meta *m)
 {
-	struct tx_msg *msg = &ep->txm[e->msg];
-	struct uet_hdr h;
+	const struct tx_msg *msg = &ep->txm[e->msg];
+	bool som = e->msg_off == 0, eom = e->msg_off + e->len == msg->len;
+	uint8_t flags = 0, *ses = b + UET_PDS_REQ_LEN;
 	int32_t clear;
-	int n;
+	uint16_t dpdcid;
 
-	memset(&h, 0, sizeof(h));
-	h.type = UET_PDS_RUD_REQ;
-	h.nh = UET_NH_REQ_STD;
-	h.psn = psn;
-	h.spdcid = p->id;
 	if (p->state == PST_SYN) {
-		h.flags |= UET_REQ_F_SYN;
-		h.dpdcid = uet_syn_slot((uint16_t)(psn - p->tx.start_psn));
+		flags |= UET_REQ_F_SYN;
+		dpdcid = uet_syn_slot((uint16_t)(psn - p->tx.start_psn));
 	} else {
-		h.dpdcid = p->peer_id;
+		dpdcid = p->peer_id;
 	}
 	if (retx)
-		h.flags |= UET_REQ_F_RETX | UET_REQ_F_AR;
+		flags |= UET_REQ_F_RETX | UET_REQ_F_AR;
 	/* Ask for an ACK at the end of a message and when this packet fills
 	 * the window, so the ACK clock never waits on the delayed-ACK timer. */
-	if (e->msg_off + e->len == msg->len ||
-	    (uint64_t)p->tx.inflight_bytes + ent_bytes(e) + full_pkt_bytes(ep) >
-		    tx_cwnd(ep, p))
-		h.flags |= UET_REQ_F_AR;
+	if (eom || (uint64_t)p->tx.inflight_bytes + ent_bytes(e) + full_pkt_bytes(ep) > cwnd)
+		flags |= UET_REQ_F_AR;
 	/* clear_psn: everything below snd_una is acknowledged. */
 	clear = (int32_t)(p->tx.snd_una - psn);
-	h.off16 = (int16_t)(clear < INT16_MIN ? INT16_MIN : clear);
+	if (clear < INT16_MIN)
+		clear = INT16_MIN;
 
-	h.ses.opcode = UET_SES_SEND;
-	h.ses.flags = (e->msg_off == 0 ? UET_SES_F_SOM : 0) |
-		      (e->msg_off + e->len == msg->len ? UET_SES_F_EOM : 0);
-	h.ses.msg_id = msg->msg_id;
-	h.ses.job_id = ep->cfg.job_id;
-	h.ses.initiator = ep->cfg.initiator_id;
-	h.ses.match_bits = msg->tag;
-	h.ses.request_len = msg->len;
-	if (e->msg_off != 0) {
-		h.ses.payload_len = e->len;
-		h.ses.msg_offset = e->msg_off;
+	uet_put_be16(b, (uint16_t)((UET_PDS_RUD_REQ << 11) | (UET_NH_REQ_STD << 7) | flags));
+	uet_put_be16(b + 2, (uint16_t)(int16_t)clear);
+	uet_put_be32(b + 4, psn);
+	uet_put_be16(b + 8, p->id);
+	uet_put_be16(b + 10, dpdcid);
+
+	ses[0] = UET_SES_SEND;
+	ses[1] = (uint8_t)((som ? UET_SES_F_SOM : 0) | (eom ? UET_SES_F_EOM : 0));
+	uet_put_be16(ses + 2, msg->msg_id);
+	ses[4] = 0;
+	uet_put_be24(ses + 5, ep->cfg.job_id);
+	memset(ses + 8, 0, 12); /* pid_on_fep, resource index, buffer offset */
+	uet_put_be32(ses + 20, ep->cfg.initiator_id);
+	uet_put_be64(ses + 24, msg->tag);
+	if (som) {
+		memset(ses + 32, 0, 8); /* header data */
+	} else {
+		uet_put_be32(ses + 32, e->len);
+		uet_put_be32(ses + 36, e->msg_off);
 	}
-	n = uet_hdr_encode(&h, buf, cap);
-	if (n < 0)
-		return n;
+	uet_put_be32(ses + 40, msg->len);
+
 	if (msg->buf != NULL && e->len > 0)
-		memcpy(buf + n, msg->buf + e->msg_off, e->len);
+		memcpy(b + UET_DATA_HDR_LEN, msg->buf + e->msg_off, e->len);
 	m->kind = retx ? UET_PKT_RETX : UET_PKT_DATA;
 	m->tclass = retx ? UET_TCLASS_RETX : UET_TCLASS_DATA;
 	m->ecn_capable = true;
-	m->hdr_len = (uint16_t)n;
+	m->hdr_len = UET_DATA_HDR_LEN;
 	m->payload_len = e->len;
 	m->payload_filled = msg->buf != NULL;
 	m->msg_user = msg->user;
 	m->msg_tag = msg->tag;
 	m->msg_offset = e->msg_off;
-	return n + e->len;
+	return UET_DATA_HDR_LEN + e->len;
 }
 
 int
@@ -546,14 +557,19 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 	 struct uet_tx_meta *m, uint64_t now)
 {
 	struct tx_ent *e;
-	uint32_t psn;
+	uint32_t psn, cwnd;
 	bool retx;
 	int n;
 
 	if (cap < full_pkt_bytes(ep))
 		return UET_ERR_BUFSIZE;
+	if (p->tx.ent == NULL)
+		return 0;
+	cwnd = tx_cwnd(ep, p);
+	if (!cwnd_allows(ep, p, cwnd))
+		return 0;
 	rtxq_purge(ep, p);
-	if (p->tx.rtxq_len > 0 && cwnd_allows(ep, p, full_pkt_bytes(ep))) {
+	if (p->tx.rtxq_len > 0) {
 		psn = p->tx.rtxq[p->tx.rtxq_head];
 		p->tx.rtxq_head = (p->tx.rtxq_head + 1) & ep->win_mask;
 		p->tx.rtxq_len--;
@@ -566,7 +582,7 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 		if (!(e->flags & TXF_CLOSE))
 			ep->txm[e->msg].retx_pkts++;
 	} else if ((p->tx.msg_seg != NONE16 || p->tx.close_queued) &&
-		   psn_window_allows(ep, p) && cwnd_allows(ep, p, full_pkt_bytes(ep))) {
+		   psn_window_allows(ep, p)) {
 		psn = p->tx.snd_nxt++;
 		e = ent_of(ep, p, psn);
 		memset(e, 0, sizeof(*e));
@@ -601,11 +617,11 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 		e->flags |= TXF_SYN;
 	else
 		e->flags &= (uint8_t)~TXF_SYN;
-	e->ev = lb_next(ep, p, retx, false, now);
+	e->ev = lb_next(ep, p, cwnd, retx, false, now);
 	if (e->flags & TXF_CLOSE)
 		n = build_close(ep, p, psn, retx, buf, cap, m);
 	else
-		n = build_data(ep, p, psn, e, retx, buf, cap, m);
+		n = build_data(ep, p, psn, e, retx, cwnd, buf, m);
 	assert(n > 0);
 	p->tx.inflight_bytes += ent_bytes(e);
 	p->tx.inflight_pkts++;
@@ -655,7 +671,7 @@ tx_write_probe(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size
 		return n;
 	p->tx.probe_sent_ns = now;
 	m->dst_ip = p->peer_ip;
-	m->ev = lb_next(ep, p, false, true, now);
+	m->ev = lb_next(ep, p, tx_cwnd(ep, p), false, true, now);
 	m->tclass = UET_TCLASS_CONTROL;
 	m->kind = UET_PKT_PROBE;
 	m->hdr_len = (uint16_t)n;
@@ -928,6 +944,15 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 			if (n > 0) {
 				ep->st.probe_losses += n;
 				enter_recovery(ep, p, lost_bytes, now);
+				/* A retry like an RTO expiry: without this, a peer
+				 * that never accepts the data would be probed and
+				 * fed retransmissions forever. */
+				p->tx.rto_fails++;
+				p->tx.rto_backoff++;
+				if (p->tx.rto_fails > ep->cfg.max_rto_retx) {
+					tx_fail(ep, p, UET_ERR_TIMEOUT, now);
+					return 0;
+				}
 			}
 		}
 	}

@@ -189,7 +189,9 @@ uet_hdr_encode(const struct uet_hdr *h, uint8_t *b, size_t cap)
 	size_t need = uet_hdr_len(h->type, h->nh);
 	int rc;
 
-	if (need == 0 || h->flags > 0x7f || h->cc_type > 0x0f || h->cc_flags > 0x0f)
+	if (need == 0 || h->flags > 0x7f)
+		return UET_ERR_INVAL;
+	if (h->type == UET_PDS_ACK_CC && (h->cc_type > 0x0f || h->cc_flags > 0x0f))
 		return UET_ERR_INVAL;
 	if (cap < need)
 		return UET_ERR_BUFSIZE;

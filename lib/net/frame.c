@@ -235,6 +235,7 @@ uet_frame_trim(uint8_t *f, size_t len, uint16_t l3_off, size_t new_len, uint8_t 
 {
 	uint8_t *ip = f + l3_off, *udp;
 	size_t ihl, ip_len, udp_len;
+	bool udp_bad = false;
 
 	if (dscp > 63 || len < (size_t)l3_off + UET_IPV4_HLEN)
 		return UET_ERR_INVAL;
@@ -242,6 +243,18 @@ uet_frame_trim(uint8_t *f, size_t len, uint16_t l3_off, size_t new_len, uint8_t 
 	if (new_len > len || new_len < l3_off + ihl + UET_UDP_HLEN)
 		return UET_ERR_INVAL;
 	udp = ip + ihl;
+	/* A real switch updates the UDP checksum incrementally, so a packet
+	 * that arrived corrupted stays detectably corrupted: keep that. */
+	if (udp[6] != 0 || udp[7] != 0) {
+		size_t old_udp = uet_get_be16(udp + 4);
+
+		if (old_udp <= len - l3_off - ihl) {
+			uint32_t s = pseudo_sum(uet_get_be32(ip + 12), uet_get_be32(ip + 16),
+						(uint16_t)old_udp);
+
+			udp_bad = uet_csum_fold(uet_csum_partial(udp, old_udp, s)) != 0xffff;
+		}
+	}
 	ip_len = new_len - l3_off;
 	udp_len = ip_len - ihl;
 	ip[1] = (uint8_t)((dscp << 2) | (ip[1] & 3));
@@ -249,8 +262,15 @@ uet_frame_trim(uint8_t *f, size_t len, uint16_t l3_off, size_t new_len, uint8_t 
 	ip[10] = ip[11] = 0;
 	store_csum(ip + 10, uet_csum_partial(ip, ihl, 0));
 	uet_put_be16(udp + 4, (uint16_t)udp_len);
-	if (udp[6] != 0 || udp[7] != 0)
+	if (udp[6] != 0 || udp[7] != 0) {
 		udp_csum_fill(ip, udp, (uint16_t)udp_len);
+		if (udp_bad) {
+			/* Any other value is wrong; 0 would mean "none". */
+			udp[6] ^= 0x80;
+			if (udp[6] == 0 && udp[7] == 0)
+				udp[7] = 1;
+		}
+	}
 	return (int)new_len;
 }
 

@@ -112,7 +112,8 @@ bool uet_frame_mark_ce(uint8_t *frame, uint16_t l3_off);
 /*
  * Cut a frame to new_len bytes (it must keep at least the UDP header), set
  * its DSCP and fix the IPv4/UDP lengths and checksums: what a trimming
- * switch does. Returns the new length or UET_ERR_INVAL.
+ * switch does. Like a switch's incremental update, a UDP checksum that was
+ * wrong before stays wrong. Returns the new length or UET_ERR_INVAL.
  */
 int uet_frame_trim(uint8_t *frame, size_t len, uint16_t l3_off, size_t new_len,
 		   uint8_t dscp);

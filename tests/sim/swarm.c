@@ -24,6 +24,8 @@ struct draw {
 	bool ecn, trim;
 	struct sim_fault fault;
 	uint32_t blackholes;      /* fabric ports blackholed in the fault phase */
+	uint32_t downs;           /* fabric links down in the fault phase */
+	uint32_t slow;            /* fabric links at a quarter rate (stays) */
 	uint64_t fault_ns;        /* length of the fault phase */
 	uint32_t msgs;
 	struct uet_ep_config ep;
@@ -50,7 +52,7 @@ draw_settings(uint64_t seed, struct draw *d)
 	uet_prng_seed(&r, seed);
 	memset(d, 0, sizeof(*d));
 	d->spines = 2 + (uint32_t)uet_prng_below(&r, 7);
-	d->hpl = 1 + (uint32_t)uet_prng_below(&r, 3);
+	d->hpl = 1 + (uint32_t)uet_prng_below(&r, 4);
 	d->rate_gbps = PICK(&r, 10, 25, 100);
 	d->lat_ns = 200 + uet_prng_below(&r, 1800);
 	d->buf_bytes = PICK(&r, 16, 32, 64, 256) * 1024;
@@ -62,11 +64,13 @@ draw_settings(uint64_t seed, struct draw *d)
 		d->fault.dup_ppm = (uint32_t)uet_prng_below(&r, 50001);
 		d->fault.corrupt_ppm = (uint32_t)uet_prng_below(&r, 50001);
 		d->fault.jitter_ns = uet_prng_below(&r, 3) ? uet_prng_below(&r, 50001) : 0;
-		/* Blackhole up to all but one of the spine paths. */
+		/* Blackhole or take down up to all but one spine path. */
 		d->blackholes = (uint32_t)uet_prng_below(&r, d->spines);
+		d->downs = (uint32_t)uet_prng_below(&r, d->spines - d->blackholes);
+		d->slow = (uint32_t)uet_prng_below(&r, d->spines);
 	}
-	d->fault_ns = 200000 + uet_prng_below(&r, 1800001);
-	d->msgs = 4 + (uint32_t)uet_prng_below(&r, 27);
+	d->fault_ns = 200000 + uet_prng_below(&r, 4800001);
+	d->msgs = 4 + (uint32_t)uet_prng_below(&r, 60);
 
 	uet_ep_config_default(c);
 	c->link_bps = d->rate_gbps * 1000000000ULL;
@@ -82,9 +86,9 @@ draw_settings(uint64_t seed, struct draw *d)
 	/* Generous: the fault phase must not exhaust retries (a separate
 	 * test checks that a PDC does give up). */
 	c->max_rto_retx = 200;
-	/* Up to 6 hosts x 3 streams, initiator and target: 36 PDCs can be
+	/* Up to 8 hosts x 3 streams, initiator and target: 42 PDCs can be
 	 * needed at once, since PDCs close only when idle-close is on. */
-	c->max_pdcs = 36 + (uint32_t)uet_prng_below(&r, 16);
+	c->max_pdcs = 42 + (uint32_t)uet_prng_below(&r, 16);
 	c->max_tx_windows = 1 + (uint32_t)uet_prng_below(&r, c->max_pdcs);
 	c->max_rx_windows = 1 + (uint32_t)uet_prng_below(&r, c->max_pdcs);
 	c->max_tx_msgs = PICK(&r, 4, 16, 256);
@@ -112,9 +116,10 @@ print_draw(uint64_t seed, const struct draw *d)
 	       (unsigned long long)d->lat_ns, (unsigned long long)d->buf_bytes,
 	       d->ecn ? ", ECN" : "", d->trim ? ", trimming" : "");
 	printf("  faults for %llu us: loss %u ppm, dup %u ppm, corrupt %u ppm, jitter %llu ns, "
-	       "%u blackholed uplinks per leaf\n",
+	       "%u blackholed and %u down uplinks per leaf; %u slow uplinks\n",
 	       (unsigned long long)d->fault_ns / 1000, d->fault.loss_ppm, d->fault.dup_ppm,
-	       d->fault.corrupt_ppm, (unsigned long long)d->fault.jitter_ns, d->blackholes);
+	       d->fault.corrupt_ppm, (unsigned long long)d->fault.jitter_ns, d->blackholes,
+	       d->downs, d->slow);
 	printf("  %u messages; window %u, mss %u, ack every %u B, probe %u RTTs, ooo %u, "
 	       "rto %llu ns, pdcs %u (tx win %u, rx win %u), msgs %u/%u, ctrl %u, "
 	       "idle close %llu ns, %u EVs%s, cwnd %u B\n",
@@ -133,13 +138,17 @@ set_faults(struct sim *s, const struct draw *d, bool on)
 
 	for (i = 0; i < sim_num_ports(s); i++)
 		sim_port_set_fault(sim_port_at(s, i), on ? &d->fault : &none);
-	if (!on)
-		return;
-	/* The first 'blackholes' uplinks of each leaf drop everything. */
+	/* The first 'blackholes' uplinks of each leaf drop everything; the
+	 * next 'downs' links are down both ways (a dead cable). */
 	bh.blackhole = true;
-	for (l = 0; l < 2; l++)
-		for (k = 0; k < d->blackholes; k++)
+	for (l = 0; l < 2; l++) {
+		for (k = 0; k < d->blackholes && on; k++)
 			sim_port_set_fault(sim_leaf_up(s, l, k), &bh);
+		for (k = d->blackholes; k < d->blackholes + d->downs; k++) {
+			sim_port_set_up(sim_leaf_up(s, l, k), !on);
+			sim_port_set_up(sim_spine_down(s, k, l), !on);
+		}
+	}
 }
 
 static void
@@ -223,12 +232,16 @@ run_seed(uint64_t seed, bool verbose)
 
 		len = kind < 3 ? (uint32_t)uet_prng_below(&r, 65)
 		      : kind < 7 ? (uint32_t)uet_prng_below(&r, 16385)
-				 : (uint32_t)uet_prng_below(&r, 131073);
+				 : (uint32_t)uet_prng_below(&r, 262145);
 		idx = sw_add(&w, src, dst, len, (uint16_t)uet_prng_below(&r, 3));
 		sw_send_at(&w, idx, uet_prng_below(&r, d.fault_ns));
 	}
 	set_faults(s, &d, true);
 	sim_at(s, sim_ps(d.fault_ns), heal_ev, &d, 0);
+	/* Asymmetry that outlives the fault phase: the last uplinks of leaf
+	 * 0 run at a quarter of the rate. */
+	for (i = 0; i < d.slow; i++)
+		sim_port_set_rate(sim_leaf_up(s, 0, d.spines - 1 - i), lc.fabric_link.rate_bps / 4);
 
 	if (!sw_run(&w, d.fault_ns + 2000000000ULL)) {
 		snprintf(why, sizeof(why), "stuck: %u/%u sender and %u/%u receiver completions",

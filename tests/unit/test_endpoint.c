@@ -395,6 +395,38 @@ test_ack_path_dead_gives_up(void **state)
 	duo_fini(&d);
 }
 
+static bool
+data_blackhole_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	return !(a_to_b && is_data(p));
+}
+
+/* Probes get through and are answered, data never does: probe recovery
+ * counts toward the retry limit, so the PDC still fails instead of
+ * retransmitting forever. */
+static void
+test_probe_recovery_gives_up(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.max_rto_retx = 4;
+	c.rto_min_ns = 1000000; /* so that probes, not the RTO, drive it */
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = data_blackhole_filter;
+	assert_int_equal(duo_send(&d, &d.a, 11, 2 * 4096, 0), 0);
+	assert_true(duo_run(&d, 1000000000));
+	assert_int_equal(d.a.tx_done_err, 1);
+	assert_int_equal(d.a.last_tx_status, UET_ERR_TIMEOUT);
+	assert_true(st(&d.a)->probe_losses >= 5);
+	assert_true(st(&d.b)->rx_probe_pkts >= 5);
+	assert_true(uet_ep_idle(d.a.ep));
+	duo_fini(&d);
+}
+
 static void
 test_zero_length_and_pools(void **state)
 {
@@ -780,6 +812,44 @@ test_ce_echo(void **state)
 	duo_fini(&d);
 }
 
+/* The endpoint writes data headers directly (hot path); they must be the
+ * codec's bytes exactly, for first, middle and last packets, SYN or not. */
+static void
+test_data_header_matches_codec(void **state)
+{
+	struct uet_ep_config c;
+	struct uet_tx_meta m;
+	struct uet_hdr h;
+	uint8_t pkt[PKT_BYTES], enc[UET_MAX_HDR_LEN];
+	struct duo d;
+	int i, n, checked = 0;
+
+	(void)state;
+	duo_config(&c);
+	c.job_id = 0xabcdef;
+	c.initiator_id = 0x12345678;
+	assert_int_equal(duo_init(&d, &c), 0);
+	assert_int_equal(duo_send(&d, &d.a, 97, 3 * 4096 + 100, 0), 0);
+	for (i = 0; i < 4; i++) {
+		n = uet_ep_write_pkt(d.a.ep, pkt, sizeof(pkt), &m, 0);
+		assert_true(n > 0);
+		assert_int_equal(uet_hdr_decode(pkt, (size_t)n, &h), UET_DATA_HDR_LEN);
+		assert_int_equal(uet_hdr_encode(&h, enc, sizeof(enc)), UET_DATA_HDR_LEN);
+		assert_memory_equal(enc, pkt, UET_DATA_HDR_LEN);
+		assert_int_equal(h.ses.job_id, 0xabcdef);
+		assert_int_equal(h.ses.initiator, 0x12345678);
+		assert_int_equal(h.ses.match_bits, 97);
+		assert_int_equal(h.ses.request_len, 3 * 4096 + 100);
+		assert_int_equal(h.ses.msg_offset, (uint32_t)i * 4096);
+		assert_int_equal(!!(h.ses.flags & UET_SES_F_SOM), i == 0);
+		assert_int_equal(!!(h.ses.flags & UET_SES_F_EOM), i == 3);
+		assert_true(h.flags & UET_REQ_F_SYN);
+		checked++;
+	}
+	assert_int_equal(checked, 4);
+	duo_fini(&d);
+}
+
 static void
 test_config_check(void **state)
 {
@@ -822,6 +892,7 @@ main(void)
 		cmocka_unit_test(test_trim_nack_retransmit),
 		cmocka_unit_test(test_rto_gives_up),
 		cmocka_unit_test(test_ack_path_dead_gives_up),
+		cmocka_unit_test(test_probe_recovery_gives_up),
 		cmocka_unit_test(test_zero_length_and_pools),
 		cmocka_unit_test(test_delayed_ack_timer),
 		cmocka_unit_test(test_psn_window_bound),
@@ -833,6 +904,7 @@ main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_ev_range_and_classes),
 		cmocka_unit_test(test_ce_echo),
+		cmocka_unit_test(test_data_header_matches_codec),
 		cmocka_unit_test(test_config_check),
 	};
 

@@ -164,6 +164,19 @@ test_mark_ce_and_trim(void **state)
 	assert_int_equal(r.payload_len, UET_DATA_HDR_LEN);
 	assert_int_equal(uet_frame_trim(f, (size_t)n, UET_ETH_HLEN, 10, 18), UET_ERR_INVAL);
 
+	/* A frame corrupted before it is trimmed stays detectably corrupted. */
+	t.ecn = UET_ECN_ECT0;
+	memset(f + UET_FRAME_HDR_LEN, 0x5a, 1500);
+	n = uet_frame_encap(f, sizeof(f), &t, 1500, true);
+	f[UET_FRAME_HDR_LEN + 3] ^= 0x10; /* in the part the trim keeps */
+	n = uet_frame_trim(f, (size_t)n, UET_ETH_HLEN, UET_FRAME_HDR_LEN + UET_DATA_HDR_LEN, 18);
+	assert_int_equal(uet_frame_decap(f, (size_t)n, &r, UET_FRAME_VERIFY_CSUM), UET_ERR_CHECKSUM);
+	memset(f + UET_FRAME_HDR_LEN, 0x5a, 1500);
+	n = uet_frame_encap(f, sizeof(f), &t, 1500, true);
+	f[UET_FRAME_HDR_LEN + 1400] ^= 0x10; /* in the part the trim drops */
+	n = uet_frame_trim(f, (size_t)n, UET_ETH_HLEN, UET_FRAME_HDR_LEN + UET_DATA_HDR_LEN, 18);
+	assert_int_equal(uet_frame_decap(f, (size_t)n, &r, UET_FRAME_VERIFY_CSUM), UET_ERR_CHECKSUM);
+
 	/* Not-ECT packets are never marked. */
 	t.ecn = UET_ECN_NOT_ECT;
 	n = uet_frame_encap(f, sizeof(f), &t, 10, true);

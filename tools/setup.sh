@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Install every Debian 12 package libuet needs, then build it in ./build.
+# Safe to run again: it reconfigures and rebuilds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO=sudo
+fi
+
+PACKAGES=(
+	build-essential pkg-config meson ninja-build python3
+	libcmocka-dev libpcap-dev
+	clang libclang-rt-14-dev         # libFuzzer and sanitizers for tools/test.sh
+	libdpdk-dev dpdk libnuma-dev     # the DPDK data path (lib/dpdk, uet-perf)
+	libiniparser-dev libjansson-dev  # configuration and reports
+	iproute2                         # network namespaces for testbed tests
+)
+
+$SUDO apt-get update
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PACKAGES[@]}"
+
+if [ -d build ]; then
+	meson setup --reconfigure build
+else
+	meson setup build
+fi
+ninja -C build
