@@ -186,6 +186,8 @@ struct uet_ep_config {
 	uint32_t max_rto_retx;    /* recovery episodes (RTO expiries or probe
 				   * loss declarations) in a row without
 				   * progress before the PDC fails; default 5 */
+	uint32_t max_nack_retx;   /* immediate resends of a PSN on trim NACKs;
+				   * later trims wait for the RTO; default 5 */
 	uint32_t probe_rtts;      /* probe after this many base RTTs without an
 				   * ACK; 0 disables probes; default 3 */
 	uint32_t ooo_min_pkts;    /* loss inference when the receiver's OOO count
@@ -299,6 +301,7 @@ struct uet_ep_stats {
 	uint64_t rx_no_resources;   /* no PDC slot, window or message slot */
 	/* sender recovery */
 	uint64_t nack_retx;         /* packets queued for retransmission by NACK */
+	uint64_t nack_deferred;     /* trim NACKs past max_nack_retx: left to RTO */
 	uint64_t loss_inferred;     /* by OOO count */
 	uint64_t probe_losses;      /* by probe reply */
 	uint64_t rto_events;        /* RTO expiries that declared losses */

@@ -58,6 +58,7 @@ struct tx_ent {
 	uint16_t ev;        /* EV of the last transmission */
 	uint8_t tx_count;
 	uint8_t flags;
+	uint8_t nacks;      /* trim NACKs received for this PSN */
 };
 
 struct tx_msg {

@@ -1036,8 +1036,19 @@ tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta 
 		ep->st.rx_stale++;
 		return UET_ERR_STALE;
 	}
-	mark_lost(ep, p, psn);
-	ep->st.nack_retx++;
+	/* Resend at once, up to max_nack_retx times per PSN (UET's
+	 * MAX_NACK_RETX_CNT). After that the PSN waits for the retransmission
+	 * timer and its backoff: with a window that does not shrink on trims,
+	 * immediate resends of packets that keep being trimmed can fill a link
+	 * with trimmed headers and starve every data packet. */
+	if (e->nacks < UINT8_MAX)
+		e->nacks++;
+	if (e->nacks <= ep->cfg.max_nack_retx) {
+		mark_lost(ep, p, psn);
+		ep->st.nack_retx++;
+	} else {
+		ep->st.nack_deferred++;
+	}
 	cc_loss(ep, p, h->nack_code == UET_NACK_TRIMMED_LASTHOP ? UET_CC_LOSS_TRIM_LASTHOP
 								  : UET_CC_LOSS_TRIM,
 		ent_bytes(e), now);

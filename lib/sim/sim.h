@@ -59,7 +59,8 @@ void sim_at(struct sim *s, uint64_t t_ps, sim_fn fn, void *a, uint64_t b);
 /* Run events up to and including t_ps; afterwards now == t_ps. Returns the
  * number of events run. */
 uint64_t sim_run_until(struct sim *s, uint64_t t_ps);
-/* Run until no event is left or t_ps. Returns true if the queue drained. */
+/* Run events up to t_ps, or until none is left; unlike sim_run_until the
+ * clock stays at the last event run. Returns true if the queue drained. */
 bool sim_run_drain(struct sim *s, uint64_t t_ps);
 uint64_t sim_events_run(const struct sim *s);
 uint64_t sim_events_pending(const struct sim *s);

@@ -267,7 +267,8 @@ sw_run(struct sw *w, uint64_t limit_ns)
 			return false;
 		if (next > limit_ns)
 			next = limit_ns;
-		if (sim_run_drain(w->s, sim_ps(next)) && !sw_all_done(w))
+		sim_run_until(w->s, sim_ps(next));
+		if (sim_events_pending(w->s) == 0 && !sw_all_done(w))
 			return false;
 	}
 	return true;

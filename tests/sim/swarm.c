@@ -304,6 +304,22 @@ run_seed(uint64_t seed, bool verbose)
 				       (unsigned long long)m->submit_ns, m->tx_done, m->tx_status,
 				       m->rx_done);
 		}
+		for (i = 0; i < nh; i++) {
+			const struct uet_ep_stats *e = uet_ep_stats(sim_host_ep(s, i));
+
+			printf("  host %u: rx data %llu dup %llu no-resources %llu window %llu trimmed "
+			       "%llu; tx data %llu retx %llu nack-retx %llu rto %llu probe-loss %llu "
+			       "ooo-loss %llu; pdcs failed %llu\n", i,
+			       (unsigned long long)e->rx_data_pkts, (unsigned long long)e->rx_dup_pkts,
+			       (unsigned long long)e->rx_no_resources,
+			       (unsigned long long)e->rx_psn_window,
+			       (unsigned long long)e->rx_trimmed_pkts,
+			       (unsigned long long)e->tx_data_pkts, (unsigned long long)e->tx_retx_pkts,
+			       (unsigned long long)e->nack_retx, (unsigned long long)e->rto_events,
+			       (unsigned long long)e->probe_losses,
+			       (unsigned long long)e->loss_inferred,
+			       (unsigned long long)e->pdcs_failed);
+		}
 		if (!verbose)
 			print_draw(seed, &d);
 		printf("  seed %llu FAILED: %s\n  replay: swarm --seed %llu -v\n",

@@ -327,6 +327,49 @@ test_trim_nack_retransmit(void **state)
 	duo_fini(&d);
 }
 
+static int trims_done;
+
+/* Trim every copy of the second data PSN, 8 times. */
+static bool
+trim_repeat_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	struct uet_hdr h;
+
+	(void)d;
+	if (a_to_b && is_data(p) && trims_done < 8 &&
+	    uet_hdr_decode(p->buf, p->len, &h) > 0 && h.ses.msg_offset == 4096) {
+		p->trimmed = 1;
+		p->len = p->meta.hdr_len;
+		trims_done++;
+	}
+	return true;
+}
+
+static void
+test_trim_nack_retry_limit(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.max_nack_retx = 5;
+	c.probe_rtts = 0;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = trim_repeat_filter;
+	trims_done = 0;
+	assert_int_equal(duo_send(&d, &d.a, 12, 3 * 4096, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 12, 3 * 4096));
+	assert_int_equal(trims_done, 8);
+	/* Five immediate resends, then three left to the RTO. */
+	assert_int_equal(st(&d.a)->nack_retx, 5);
+	assert_int_equal(st(&d.a)->nack_deferred, 3);
+	assert_int_equal(st(&d.a)->rto_events, 3);
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 8);
+	duo_fini(&d);
+}
+
 static bool
 blackhole_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 {
@@ -890,6 +933,7 @@ main(void)
 		cmocka_unit_test(test_loss_ooo_inference),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_trim_nack_retransmit),
+		cmocka_unit_test(test_trim_nack_retry_limit),
 		cmocka_unit_test(test_rto_gives_up),
 		cmocka_unit_test(test_ack_path_dead_gives_up),
 		cmocka_unit_test(test_probe_recovery_gives_up),
