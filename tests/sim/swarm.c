@@ -11,6 +11,7 @@
  *
  *   swarm [--seeds N] [--first S]    run seeds S .. S+N-1
  *   swarm --seed S [-v]              replay one seed, -v prints its draw
+ *   swarm --list S1,S2,...           run these seeds (regressions)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,6 +337,7 @@ main(int argc, char **argv)
 	uint64_t first = 1, n = 1000, one = 0;
 	bool single = false, verbose = false;
 	uint64_t i, failed = 0;
+	const char *list = NULL;
 	int a;
 
 	for (a = 1; a < argc; a++) {
@@ -346,16 +348,35 @@ main(int argc, char **argv)
 		} else if (strcmp(argv[a], "--seed") == 0 && a + 1 < argc) {
 			one = strtoull(argv[++a], NULL, 0);
 			single = true;
+		} else if (strcmp(argv[a], "--list") == 0 && a + 1 < argc) {
+			list = argv[++a];
 		} else if (strcmp(argv[a], "-v") == 0) {
 			verbose = true;
 		} else {
-			fprintf(stderr, "usage: %s [--seeds N] [--first S] | --seed S [-v]\n",
-				argv[0]);
+			fprintf(stderr, "usage: %s [--seeds N] [--first S] | --seed S [-v] | "
+				"--list S1,S2,...\n", argv[0]);
 			return 2;
 		}
 	}
 	if (single)
 		return run_seed(one, verbose) ? 1 : 0;
+	if (list != NULL) {
+		char *end;
+
+		for (n = 0; *list != '\0'; n++) {
+			one = strtoull(list, &end, 10);
+			if (end == list || (*end != ',' && *end != '\0')) {
+				fprintf(stderr, "bad --list near '%s'\n", list);
+				return 2;
+			}
+			failed += run_seed(one, verbose) != 0;
+			list = *end == ',' ? end + 1 : end;
+		}
+		printf("swarm: %llu listed seeds: %llu passed, %llu failed\n",
+		       (unsigned long long)n, (unsigned long long)(n - failed),
+		       (unsigned long long)failed);
+		return failed ? 1 : 0;
+	}
 	for (i = 0; i < n; i++)
 		failed += run_seed(first + i, verbose) != 0;
 	printf("swarm: seeds %llu..%llu: %llu passed, %llu failed\n", (unsigned long long)first,
