@@ -377,6 +377,79 @@ test_determinism(void **state)
 	assert_int_not_equal(det_run(11), det_run(12));
 }
 
+/* Two runs of one seed write byte-identical captures. */
+static void
+capture_run(uint64_t seed, const char *path)
+{
+	struct sim_fault f = { .loss_ppm = 30000, .dup_ppm = 20000, .corrupt_ppm = 20000,
+			       .jitter_ns = 5000 };
+	struct uet_ep_config c;
+	struct uet_pcap *pc;
+	struct net n;
+	uint32_t i;
+
+	base_ep(&c);
+	c.max_rto_retx = 100;
+	net_up(&n, seed, 2, 3, 2, 64 * 1024, &c);
+	for (i = 0; i < sim_num_ports(n.s); i++)
+		sim_port_set_fault(sim_port_at(n.s, i), &f);
+	assert_int_equal(uet_pcap_open(&pc, path, 0), 0);
+	sim_host_capture(n.s, 0, pc);
+	sim_host_capture(n.s, 3, pc);
+	for (i = 0; i < 4; i++)
+		sw_send_now(&n.w, sw_add(&n.w, i, 3 - i, 100 * 1024 + i, (uint16_t)i));
+	assert_true(sw_run(&n.w, 1000000000));
+	check_ok(&n);
+	uet_pcap_close(pc);
+	net_down(&n);
+}
+
+static long
+slurp(const char *path, uint8_t **out)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	*out = malloc((size_t)n);
+	assert_int_equal(fread(*out, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return n;
+}
+
+static void
+test_byte_identical_replay(void **state)
+{
+	char p1[] = "/tmp/uet_det1_XXXXXX", p2[] = "/tmp/uet_det2_XXXXXX",
+	     p3[] = "/tmp/uet_det3_XXXXXX";
+	uint8_t *a, *b, *c;
+	long na, nb, nc;
+
+	(void)state;
+	close(mkstemp(p1));
+	close(mkstemp(p2));
+	close(mkstemp(p3));
+	capture_run(21, p1);
+	capture_run(21, p2);
+	capture_run(22, p3);
+	na = slurp(p1, &a);
+	nb = slurp(p2, &b);
+	nc = slurp(p3, &c);
+	assert_true(na > 100000);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, (size_t)na);
+	assert_true(na != nc || memcmp(a, c, (size_t)na) != 0);
+	free(a);
+	free(b);
+	free(c);
+	unlink(p1);
+	unlink(p2);
+	unlink(p3);
+}
+
 static void
 test_capture(void **state)
 {
@@ -432,6 +505,7 @@ main(void)
 		cmocka_unit_test(test_fault_dup_and_jitter),
 		cmocka_unit_test(test_blackholed_path),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_byte_identical_replay),
 		cmocka_unit_test(test_capture),
 	};
 
