@@ -349,6 +349,9 @@ struct uet_pdc_info {
 bool uet_ep_pdc_iter(const struct uet_ep *ep, uint32_t *cursor,
 		     struct uet_pdc_info *info);
 
+/* PDCs of either role currently held, time-wait records included. */
+uint32_t uet_ep_pdc_count(const struct uet_ep *ep);
+
 /* true when nothing is queued, in flight, in reassembly or pending. */
 bool uet_ep_idle(const struct uet_ep *ep);
 

@@ -605,6 +605,12 @@ uet_ep_pdc_iter(const struct uet_ep *ep, uint32_t *cursor, struct uet_pdc_info *
 	return false;
 }
 
+uint32_t
+uet_ep_pdc_count(const struct uet_ep *ep)
+{
+	return ep->cfg.max_pdcs - ep->n_pdc_free;
+}
+
 bool
 uet_ep_idle(const struct uet_ep *ep)
 {

@@ -231,6 +231,23 @@ struct uet_ep {
 	uint32_t cq_head, cq_len;
 };
 
+/* Describe a control packet (ACK, NACK, probe, close) for the caller:
+ * control class, not ECN-capable. write_pkt zeroed the rest. */
+static inline int
+ctrl_meta(struct uet_tx_meta *m, enum uet_pkt_kind kind, uint32_t dst_ip, uint16_t ev,
+	  uint16_t pdc_id, uint32_t psn, int len)
+{
+	m->dst_ip = dst_ip;
+	m->ev = ev;
+	m->tclass = UET_TCLASS_CONTROL;
+	m->ecn_capable = false;
+	m->kind = (uint8_t)kind;
+	m->hdr_len = (uint16_t)len;
+	m->pdc_id = pdc_id;
+	m->psn = psn;
+	return len;
+}
+
 /* endpoint.c */
 struct pdc *ep_pdc_alloc(struct uet_ep *ep, uint8_t role, uint32_t peer_ip,
 			 uint64_t hkey, uint64_t now);

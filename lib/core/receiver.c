@@ -588,16 +588,8 @@ rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t
 	n = uet_hdr_encode(&h, buf, cap);
 	if (n < 0)
 		return n;
-	m->dst_ip = p->peer_ip;
-	m->ev = ci->ev;
-	m->tclass = UET_TCLASS_CONTROL;
-	m->ecn_capable = false;
-	m->kind = UET_PKT_ACK;
-	m->hdr_len = (uint16_t)n;
-	m->pdc_id = p->id;
-	m->psn = cack;
 	ep->st.tx_ack_pkts++;
-	return n;
+	return ctrl_meta(m, UET_PKT_ACK, p->peer_ip, ci->ev, p->id, cack, n);
 }
 
 int
@@ -621,16 +613,8 @@ rx_write_nack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_
 	n = uet_hdr_encode(&h, buf, cap);
 	if (n < 0)
 		return n;
-	m->dst_ip = ci->peer_ip;
-	m->ev = ci->ev;
-	m->tclass = UET_TCLASS_CONTROL;
-	m->ecn_capable = false;
-	m->kind = UET_PKT_NACK;
-	m->hdr_len = (uint16_t)n;
-	m->pdc_id = ci->spdcid;
-	m->psn = ci->psn;
 	ep->st.tx_nack_pkts++;
-	return n;
+	return ctrl_meta(m, UET_PKT_NACK, ci->peer_ip, ci->ev, ci->spdcid, ci->psn, n);
 }
 
 void

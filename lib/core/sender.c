@@ -476,12 +476,9 @@ build_close(struct uet_ep *ep, struct pdc *p, uint32_t psn, bool retx, uint8_t *
 	n = uet_hdr_encode(&h, buf, cap);
 	if (n < 0)
 		return n;
-	m->kind = UET_PKT_CLOSE;
-	m->tclass = UET_TCLASS_CONTROL;
-	m->ecn_capable = false;
-	m->hdr_len = (uint16_t)n;
 	ep->st.tx_close_pkts++;
-	return n;
+	/* tx_write fills in where it goes and its EV. */
+	return ctrl_meta(m, UET_PKT_CLOSE, p->peer_ip, 0, p->id, psn, n);
 }
 
 /*
@@ -670,15 +667,9 @@ tx_write_probe(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size
 	if (n < 0)
 		return n;
 	p->tx.probe_sent_ns = now;
-	m->dst_ip = p->peer_ip;
-	m->ev = lb_next(ep, p, tx_cwnd(ep, p), false, true, now);
-	m->tclass = UET_TCLASS_CONTROL;
-	m->kind = UET_PKT_PROBE;
-	m->hdr_len = (uint16_t)n;
-	m->pdc_id = p->id;
-	m->psn = h.psn;
 	ep->st.tx_probe_pkts++;
-	return n;
+	return ctrl_meta(m, UET_PKT_PROBE, p->peer_ip,
+			 lb_next(ep, p, tx_cwnd(ep, p), false, true, now), p->id, h.psn, n);
 }
 
 /* --- receive: ACK, SACK, NACK --- */

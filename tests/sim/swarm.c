@@ -159,17 +159,6 @@ heal_ev(struct sim *s, void *a, uint64_t b)
 	set_faults(s, (const struct draw *)a, false);
 }
 
-static uint32_t
-count_pdcs(struct uet_ep *ep)
-{
-	struct uet_pdc_info info;
-	uint32_t cur = 0, n = 0;
-
-	while (uet_ep_pdc_iter(ep, &cur, &info))
-		n++;
-	return n;
-}
-
 /* Returns 0 on success; on failure prints why. */
 static int
 run_seed(uint64_t seed, bool verbose)
@@ -262,9 +251,9 @@ run_seed(uint64_t seed, bool verbose)
 			if (!uet_ep_idle(ep)) {
 				snprintf(why, sizeof(why), "host %u not idle after heal", i);
 				rc = 1;
-			} else if (d.ep.pdc_idle_close_ns != 0 && count_pdcs(ep) != 0) {
+			} else if (d.ep.pdc_idle_close_ns != 0 && uet_ep_pdc_count(ep) != 0) {
 				snprintf(why, sizeof(why), "host %u still holds %u PDCs", i,
-					 count_pdcs(ep));
+					 uet_ep_pdc_count(ep));
 				rc = 1;
 			}
 		}

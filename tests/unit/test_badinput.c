@@ -34,17 +34,6 @@ find_pdc(struct uet_ep *ep, bool initiator, struct uet_pdc_info *out)
 	return false;
 }
 
-static uint32_t
-npdcs(struct uet_ep *ep)
-{
-	struct uet_pdc_info i;
-	uint32_t cur = 0, n = 0;
-
-	while (uet_ep_pdc_iter(ep, &cur, &i))
-		n++;
-	return n;
-}
-
 static int
 setup(void **state)
 {
@@ -104,8 +93,8 @@ expect_unchanged(void)
 	assert_true(find_pdc(fx.d.b.ep, false, &b));
 	assert_memory_equal(&a, &fx.ai, sizeof(a));
 	assert_memory_equal(&b, &fx.bi, sizeof(b));
-	assert_int_equal(npdcs(fx.d.a.ep), 1);
-	assert_int_equal(npdcs(fx.d.b.ep), 1);
+	assert_int_equal(uet_ep_pdc_count(fx.d.a.ep), 1);
+	assert_int_equal(uet_ep_pdc_count(fx.d.b.ep), 1);
 }
 
 /* A well-formed single-packet data request from A to B's PDC. */

@@ -40,6 +40,7 @@ count_pdcs(struct uet_ep *ep)
 
 	while (uet_ep_pdc_iter(ep, &cur, &info))
 		n++;
+	assert_int_equal(n, uet_ep_pdc_count(ep));
 	return n;
 }
 
