@@ -87,14 +87,14 @@ fz_make(struct fz_side *s, uint32_t ip, uint64_t seed)
 	return uet_ep_create(&c, &s->ep);
 }
 
-static inline void
+static inline int
 fz_send(struct fz_side *from, struct fz_side *to, uint32_t len, uint16_t stream,
 	uint64_t now)
 {
 	struct uet_send_req r = { .dst_ip = to->ip, .stream = stream, .buf = fz_msg_buf,
 				  .len = len, .tag = len };
 
-	uet_ep_send(from->ep, &r, now);
+	return uet_ep_send(from->ep, &r, now);
 }
 
 /* Open PDCs both ways, complete a little, and leave a message queued. */
