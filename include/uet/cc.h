@@ -67,4 +67,34 @@ struct uet_cc_fixed_cfg {
 };
 extern const struct uet_cc_ops uet_cc_fixed;
 
+/* nscc: UET's Network Signal-based CC as the UEC htsim implements it:
+ * ECN x delay quadrants, quick adapt, fulfil adjustment. */
+struct uet_cc_nscc_cfg {
+	uint64_t target_qdelay_ns; /* 0 = base RTT (x 0.75 with trimming) */
+	uint32_t max_cwnd_bytes;   /* 0 = 1.5 x BDP */
+	uint32_t init_cwnd_bytes;  /* 0 = max_cwnd_bytes (line rate start) */
+	uint8_t qa_gate;           /* quick adapt only below max >> qa_gate; 3 */
+	bool trimming;             /* the fabric trims: lower delay target */
+};
+extern const struct uet_cc_ops uet_cc_nscc;
+
+/* dctcp: per-ACK DCTCP as in MPRDMA / the REPS evaluation, with DCTCP's
+ * alpha: +MSS x acked / cwnd per clean ACK, -acked x alpha / 2 per marked
+ * ACK, alpha <- (1 - g) alpha + g F once per window, -1 MSS per loss. */
+struct uet_cc_dctcp_cfg {
+	uint8_t g_shift;           /* g = 1 / 2^g_shift; 4 */
+	uint32_t max_cwnd_bytes;   /* 0 = 1.5 x BDP */
+	uint32_t init_cwnd_bytes;  /* 0 = max_cwnd_bytes */
+};
+extern const struct uet_cc_ops uet_cc_dctcp;
+
+/* strack: STrack's RTT + ECN window (Table 1 and Algorithm 4 of the paper,
+ * with its inconsistencies settled as doc/algorithms.md says). */
+struct uet_cc_strack_cfg {
+	uint64_t target_qdelay_ns; /* 0 = base RTT */
+	uint32_t max_cwnd_bytes;   /* 0 = 1.5 x BDP */
+	uint32_t init_cwnd_bytes;  /* 0 = max_cwnd_bytes */
+};
+extern const struct uet_cc_ops uet_cc_strack;
+
 #endif /* UET_CC_H_ */

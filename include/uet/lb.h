@@ -14,15 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct uet_prng;
+#include "base/prng.h"
 
 #define UET_LB_STATE_MAX 192
 
 struct uet_lb_params {
 	uint16_t ev_base;      /* lowest EV */
 	uint32_t ev_count;     /* EVs are ev_base .. ev_base + ev_count - 1 */
-	uint32_t mss_bytes;
-	uint64_t base_rtt_ns;
+	uint32_t mss_bytes;    /* a full packet, headers included */
+	uint64_t base_rtt_ns;  /* configured unloaded RTT */
 	uint64_t link_bps;
 	const void *cfg;       /* algorithm's typed config, NULL = its defaults */
 };
@@ -33,7 +33,18 @@ enum uet_lb_fb_kind {
 	UET_LB_FB_NACK_LASTHOP, /* trimmed at the destination's last hop */
 	UET_LB_FB_LOSS,         /* inferred lost (OOO count or probe) */
 	UET_LB_FB_TIMEOUT,      /* declared lost by the retransmission timer */
+	UET_LB_FB_FAILURE,      /* the transport suspects a failed path: an RTO
+				 * while recent RTTs were low, or any RTO when
+				 * the fabric trims (no ev) */
+	UET_LB_FB_IDLE,         /* the PDC sends again after idle_ns without
+				 * sending: cached path state is stale (no ev) */
 };
+
+/* What the load balancer did; returned by feedback and next_ev, counted by
+ * the endpoint (uet_ep_stats.lb_*). */
+#define UET_LB_EV_FREEZE 0x1 /* entered a failure mode (REPS freezing) */
+#define UET_LB_EV_THAW 0x2   /* left it */
+#define UET_LB_EV_REPATH 0x4 /* moved the flow to a new EV (ECMP-like LBs) */
 
 struct uet_lb_feedback {
 	uint64_t now_ns;
@@ -42,7 +53,11 @@ struct uet_lb_feedback {
 	bool ce;               /* ACK: the acked packet was CE marked */
 	bool retx;             /* the packet was a retransmission */
 	uint64_t rtt_ns;       /* valid RTT sample, 0 if none */
+	uint64_t idle_ns;      /* IDLE: how long the PDC did not send */
 	uint32_t cwnd_bytes;
+	uint64_t rto_ns;       /* current retransmission timeout */
+	uint64_t base_rtt_ns;  /* lowest RTT measured (config value until then) */
+	const struct uet_lb_params *p;
 };
 
 struct uet_lb_send_ctx {
@@ -51,8 +66,11 @@ struct uet_lb_send_ctx {
 	bool probe;            /* choosing the EV of a probe */
 	uint32_t cwnd_bytes;
 	uint32_t inflight_bytes;
-	uint32_t mss_bytes;
+	uint64_t rto_ns;
+	uint64_t base_rtt_ns;
 	struct uet_prng *rng;  /* the endpoint's seeded PRNG */
+	const struct uet_lb_params *p;
+	uint32_t events;       /* out: UET_LB_EV_* */
 };
 
 struct uet_lb_ops {
@@ -60,14 +78,32 @@ struct uet_lb_ops {
 	size_t state_size;
 	/* 0 or a negative UET_ERR_* (bad cfg). */
 	int (*init)(void *st, const struct uet_lb_params *p, struct uet_prng *rng);
-	uint16_t (*next_ev)(void *st, const struct uet_lb_send_ctx *c);
-	void (*feedback)(void *st, const struct uet_lb_feedback *fb);
+	uint16_t (*next_ev)(void *st, struct uet_lb_send_ctx *c);
+	/* Returns UET_LB_EV_* flags. */
+	uint32_t (*feedback)(void *st, const struct uet_lb_feedback *fb);
+	/* Optional: true while in a failure mode (REPS freezing). */
+	bool (*frozen)(const void *st);
 };
+
+/* Uniform EV from the configured set. */
+static inline uint16_t
+uet_lb_random_ev(const struct uet_lb_params *p, struct uet_prng *rng)
+{
+	return (uint16_t)(p->ev_base + uet_prng_below(rng, p->ev_count));
+}
 
 /* Registry: the algorithms built in, looked up by name ("ops", ...). */
 const struct uet_lb_ops *uet_lb_find(const char *name);
 /* NULL-terminated list of all registered load balancers. */
 const struct uet_lb_ops *const *uet_lb_all(void);
+
+/*
+ * The algorithms. Each has a typed config (NULL = the defaults in its
+ * comment); doc/algorithms.md gives the rules and the sources.
+ */
+
+/* ecmp: one EV per PDC for its life (RoCEv2-like). No config. */
+extern const struct uet_lb_ops uet_lb_ecmp;
 
 /* OPS (oblivious packet spraying). */
 struct uet_lb_ops_cfg {
@@ -77,5 +113,63 @@ struct uet_lb_ops_cfg {
 	bool permute;
 };
 extern const struct uet_lb_ops uet_lb_ops_spray;
+
+/* bitmap: the UET/STrack-style penalty walk over a permuted EV sequence. */
+struct uet_lb_bitmap_cfg {
+	uint16_t evs;             /* EVs with a penalty counter, a power of two
+				   * <= 256; 0 = the largest that fits ev_count */
+	uint8_t ecn_penalty;      /* 1 */
+	uint8_t nack_penalty;     /* 4 */
+	uint8_t timeout_penalty;  /* 15 (also for inferred losses) */
+	uint8_t max_penalty;      /* 15 */
+	uint8_t stop_skip_pct;    /* stop skipping while more than this percent
+				   * of the EVs carry a penalty; 75 */
+};
+extern const struct uet_lb_ops uet_lb_bitmap;
+
+/* reps: Recycled Entropy Packet Spraying (Bonato et al., EuroSys'26). */
+enum uet_reps_explore {
+	/* After freezing, one cwnd of packets in which every 8th takes a
+	 * random EV and the rest use the cache (the paper's text). */
+	UET_REPS_EXPLORE_PAPER = 0,
+	/* After freezing, clear the cache and take random EVs for one cwnd
+	 * of packets (the paper's artifact). */
+	UET_REPS_EXPLORE_RESET = 1,
+};
+struct uet_lb_reps_cfg {
+	bool no_freezing;         /* freezing is on unless set */
+	uint64_t freeze_ns;       /* FREEZING_TIMEOUT; 0 = 1 ms */
+	uint8_t explore;          /* enum uet_reps_explore */
+	uint8_t reuse;            /* ACK+Reuse variant: each cached EV serves this
+				   * many packets (1..15); 0 or 1 = standard */
+	uint64_t idle_ns;         /* invalidate the cache after this long without
+				   * sending; 0 = 4 x base RTT */
+};
+extern const struct uet_lb_ops uet_lb_reps;
+
+/* flowlet: LetFlow at the host: a new random EV when the gap since the
+ * PDC's previous packet exceeds gap_ns. */
+struct uet_lb_flowlet_cfg {
+	uint64_t gap_ns;          /* 0 = half the base RTT */
+};
+extern const struct uet_lb_ops uet_lb_flowlet;
+
+/* plb: Protective Load Balancing (Qureshi et al., SIGCOMM'22). */
+struct uet_lb_plb_cfg {
+	uint8_t ce_pct;           /* a round is congested if more than this
+				   * percent of its ACKed packets carry CE; 50 */
+	uint8_t rounds;           /* repath after this many congested rounds in
+				   * a row; 3 */
+	bool no_rto_repath;       /* repath on a timeout unless set */
+};
+extern const struct uet_lb_ops uet_lb_plb;
+
+/* strack: STrack's adaptive spraying (Le et al.): an ECN bitmap over the EVs,
+ * the EV of a clean ACK reused at once, round robin over
+ * clamp(2 x cwnd, 8, max_paths) EVs skipping marked ones. */
+struct uet_lb_strack_cfg {
+	uint16_t max_paths;       /* 256 (at most 256) */
+};
+extern const struct uet_lb_ops uet_lb_strack;
 
 #endif /* UET_LB_H_ */

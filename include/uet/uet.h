@@ -192,6 +192,15 @@ struct uet_ep_config {
 				   * ACK; 0 disables probes; default 3 */
 	uint32_t ooo_min_pkts;    /* loss inference when the receiver's OOO count
 				   * exceeds max(cwnd in packets, this); default 5 */
+	uint32_t failure_rtt_pct; /* an RTO whose recent max RTT (over ~2 RTOs)
+				   * is below this percent of the base RTT is
+				   * reported to the LB as a path failure;
+				   * default 165 */
+	bool assume_trimming;     /* treat every RTO as a path failure (a
+				   * trimming fabric turns congestion into
+				   * NACKs); otherwise on once a PDC sees a trim */
+	uint64_t lb_idle_ns;      /* tell the LB when a PDC sends again after
+				   * this long without sending; 0 = 4 base RTTs */
 
 	/* PDC life cycle */
 	uint64_t pdc_idle_close_ns;   /* initiator closes a PDC idle this long;
@@ -317,6 +326,10 @@ struct uet_ep_stats {
 	uint64_t pdcs_closed;
 	uint64_t pdcs_failed;
 	uint64_t timewait_evictions; /* time-wait records reclaimed early */
+	uint64_t path_failures;     /* RTOs reported to the LB as path failures */
+	uint64_t lb_freezes;        /* LB entered a failure mode (REPS freezing) */
+	uint64_t lb_thaws;
+	uint64_t lb_repaths;        /* ECMP-like LBs moved a flow */
 	uint64_t ctrl_queue_drops;
 	uint64_t tx_window_waits;   /* PDC waited for a free send window */
 };
@@ -338,6 +351,7 @@ struct uet_pdc_info {
 	uint32_t queued_msgs;
 	uint32_t rtx_queued;
 	bool in_recovery;
+	bool lb_frozen;
 	/* target */
 	uint32_t cack;
 	uint32_t ooo_count;

@@ -29,6 +29,7 @@ uet_ep_config_default(struct uet_ep_config *c)
 	c->max_nack_retx = 5;
 	c->probe_rtts = 3;
 	c->ooo_min_pkts = 5;
+	c->failure_rtt_pct = 165;
 	c->pdc_quarantine_ns = 10000000;
 	c->lb = &uet_lb_ops_spray;
 	c->ev_base = 49152;
@@ -142,6 +143,14 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 	if (ep->rto_max_ns < ep->rto_min_ns)
 		ep->rto_max_ns = ep->rto_min_ns;
 	ep->rdy_head = NONE32;
+	ep->lb_idle_ns = cfg->lb_idle_ns ? cfg->lb_idle_ns : 4 * cfg->base_rtt_ns;
+	/* One parameter block for all PDCs, so per-PDC LB state stays small. */
+	ep->lb_params.ev_base = cfg->ev_base;
+	ep->lb_params.ev_count = cfg->ev_count;
+	ep->lb_params.mss_bytes = UET_DATA_HDR_LEN + cfg->mss_bytes;
+	ep->lb_params.base_rtt_ns = cfg->base_rtt_ns;
+	ep->lb_params.link_bps = cfg->link_bps;
+	ep->lb_params.cfg = cfg->lb_cfg;
 
 	ntx = ntx_windows(cfg);
 	nrx = nrx_windows(cfg);
@@ -595,6 +604,7 @@ uet_ep_pdc_iter(const struct uet_ep *ep, uint32_t *cursor, struct uet_pdc_info *
 			info->queued_msgs = p->tx.n_msgs;
 			info->rtx_queued = p->tx.rtxq_len;
 			info->in_recovery = p->tx.in_recovery;
+			info->lb_frozen = ep->cfg.lb->frozen != NULL && ep->cfg.lb->frozen(p->tx.lb);
 		} else {
 			info->cack = p->rx.cack;
 			info->ooo_count = p->rx.ooo;

@@ -121,6 +121,10 @@ struct pdc_tx {
 	uint64_t acked_at_probe;
 	uint64_t acked_pkts;       /* PSNs acknowledged over the PDC's life */
 	uint32_t rcvd_units;       /* receiver's rcvd_bytes (256 B) last seen */
+	uint64_t last_tx_ns;       /* last transmission, for the LB's idle hint */
+	uint64_t max_rtt_ns;       /* largest RTT sample in the current window */
+	uint64_t rtt_win_end;      /* the window restarts after this time */
+	uint8_t trim_seen;         /* the fabric trims: any RTO is a failure */
 	uint32_t rcvd_at_probe;
 	uint16_t probe_opaque;
 	alignas(8) uint8_t lb[UET_LB_STATE_MAX];
@@ -197,6 +201,8 @@ struct uet_ep {
 	uint32_t slot_mask;
 	uint32_t mss;
 	uint64_t rto_min_ns, rto_max_ns;
+	uint64_t lb_idle_ns;
+	struct uet_lb_params lb_params;
 
 	struct pdc *pdcs;
 	uint32_t *pdc_free;

@@ -96,6 +96,14 @@ tx_quiescent(const struct pdc *p)
 	       !p->tx.close_queued;
 }
 
+static void
+lb_events(struct uet_ep *ep, uint32_t ev)
+{
+	ep->st.lb_freezes += !!(ev & UET_LB_EV_FREEZE);
+	ep->st.lb_thaws += !!(ev & UET_LB_EV_THAW);
+	ep->st.lb_repaths += !!(ev & UET_LB_EV_REPATH);
+}
+
 static uint16_t
 lb_next(struct uet_ep *ep, struct pdc *p, uint32_t cwnd, bool retx, bool probe, uint64_t now)
 {
@@ -105,16 +113,21 @@ lb_next(struct uet_ep *ep, struct pdc *p, uint32_t cwnd, bool retx, bool probe, 
 		.probe = probe,
 		.cwnd_bytes = cwnd,
 		.inflight_bytes = p->tx.inflight_bytes,
-		.mss_bytes = full_pkt_bytes(ep),
+		.rto_ns = tx_rto(ep, p),
+		.base_rtt_ns = base_rtt_est(ep, p),
 		.rng = &ep->rng,
+		.p = &ep->lb_params,
+		.events = 0,
 	};
+	uint16_t ev = ep->cfg.lb->next_ev(p->tx.lb, &c);
 
-	return ep->cfg.lb->next_ev(p->tx.lb, &c);
+	lb_events(ep, c.events);
+	return ev;
 }
 
 static void
-lb_feedback(struct uet_ep *ep, struct pdc *p, enum uet_lb_fb_kind k, uint16_t ev,
-	    bool ce, bool retx, uint64_t rtt, uint64_t now)
+lb_feedback_full(struct uet_ep *ep, struct pdc *p, enum uet_lb_fb_kind k, uint16_t ev,
+		 bool ce, bool retx, uint64_t rtt, uint64_t idle, uint64_t now)
 {
 	struct uet_lb_feedback fb = {
 		.now_ns = now,
@@ -123,10 +136,21 @@ lb_feedback(struct uet_ep *ep, struct pdc *p, enum uet_lb_fb_kind k, uint16_t ev
 		.ce = ce,
 		.retx = retx,
 		.rtt_ns = rtt,
+		.idle_ns = idle,
 		.cwnd_bytes = tx_cwnd(ep, p),
+		.rto_ns = tx_rto(ep, p),
+		.base_rtt_ns = base_rtt_est(ep, p),
+		.p = &ep->lb_params,
 	};
 
-	ep->cfg.lb->feedback(p->tx.lb, &fb);
+	lb_events(ep, ep->cfg.lb->feedback(p->tx.lb, &fb));
+}
+
+static void
+lb_feedback(struct uet_ep *ep, struct pdc *p, enum uet_lb_fb_kind k, uint16_t ev,
+	    bool ce, bool retx, uint64_t rtt, uint64_t now)
+{
+	lb_feedback_full(ep, p, k, ev, ce, retx, rtt, 0, now);
 }
 
 static void
@@ -614,6 +638,12 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 		e->flags |= TXF_SYN;
 	else
 		e->flags &= (uint8_t)~TXF_SYN;
+	/* Path state learned before a pause may be stale (REPS invalidates
+	 * its cache): say how long the PDC was quiet. */
+	if (p->tx.last_tx_ns != 0 && now - p->tx.last_tx_ns > ep->lb_idle_ns)
+		lb_feedback_full(ep, p, UET_LB_FB_IDLE, 0, false, false, 0,
+				 now - p->tx.last_tx_ns, now);
+	p->tx.last_tx_ns = now;
 	e->ev = lb_next(ep, p, cwnd, retx, false, now);
 	if (e->flags & TXF_CLOSE)
 		n = build_close(ep, p, psn, retx, buf, cap, m);
@@ -706,11 +736,19 @@ ack_one(struct uet_ep *ep, struct pdc *p, uint32_t psn, struct ack_ctx *ac, uint
 }
 
 static void
-rtt_sample(const struct uet_ep *ep, struct pdc *p, uint64_t rtt)
+rtt_sample(const struct uet_ep *ep, struct pdc *p, uint64_t rtt, uint64_t now)
 {
 	uint64_t err;
 
-	(void)ep;
+	/* Largest RTT over a window of about two RTOs, for telling a failed
+	 * path (an RTO after low RTTs) from congestion (an RTO after high
+	 * ones): REPS' rule (reps.md 1.5). */
+	if (now >= p->tx.rtt_win_end) {
+		p->tx.max_rtt_ns = 0;
+		p->tx.rtt_win_end = now + 2 * tx_rto(ep, p);
+	}
+	if (rtt > p->tx.max_rtt_ns)
+		p->tx.max_rtt_ns = rtt;
 	if (p->tx.min_rtt_ns == 0 || rtt < p->tx.min_rtt_ns)
 		p->tx.min_rtt_ns = rtt;
 	if (p->tx.srtt_ns == 0) {
@@ -868,7 +906,7 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 		    ((e->tx_count == 1 && !retx_echo) || (e->tx_count == 2 && retx_echo)) &&
 		    now > e->sent_ns + svc) {
 			rtt = now - e->sent_ns - svc;
-			rtt_sample(ep, p, rtt);
+			rtt_sample(ep, p, rtt, now);
 			ep->st.rtt_samples++;
 		}
 	}
@@ -1032,6 +1070,7 @@ tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta 
 	 * timer and its backoff: with a window that does not shrink on trims,
 	 * immediate resends of packets that keep being trimmed can fill a link
 	 * with trimmed headers and starve every data packet. */
+	p->tx.trim_seen = 1;
 	if (e->nacks < UINT8_MAX)
 		e->nacks++;
 	if (e->nacks <= ep->cfg.max_nack_retx) {
@@ -1085,6 +1124,14 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 	if (nlost > 0) {
 		ep->st.rto_events++;
 		ep->st.rto_lost_pkts += nlost;
+		/* A timeout after low RTTs means the packets died on a path,
+		 * not in a queue; with trimming, congestion shows as NACKs, so
+		 * every timeout does. */
+		if (ep->cfg.assume_trimming || p->tx.trim_seen ||
+		    p->tx.max_rtt_ns * 100 < (uint64_t)ep->cfg.failure_rtt_pct * base_rtt_est(ep, p)) {
+			ep->st.path_failures++;
+			lb_feedback(ep, p, UET_LB_FB_FAILURE, 0, false, false, 0, now);
+		}
 		p->tx.rto_fails++;
 		p->tx.rto_backoff++;
 		cc_loss(ep, p, UET_CC_LOSS_TIMEOUT, lost_bytes, now);

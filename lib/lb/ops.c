@@ -41,7 +41,7 @@ ops_init(void *stp, const struct uet_lb_params *p, struct uet_prng *rng)
 }
 
 static uint16_t
-ops_next_ev(void *stp, const struct uet_lb_send_ctx *c)
+ops_next_ev(void *stp, struct uet_lb_send_ctx *c)
 {
 	struct ops_state *st = stp;
 	uint32_t v;
@@ -62,11 +62,12 @@ ops_next_ev(void *stp, const struct uet_lb_send_ctx *c)
 	}
 }
 
-static void
+static uint32_t
 ops_feedback(void *st, const struct uet_lb_feedback *fb)
 {
 	(void)st;
 	(void)fb;
+	return 0;
 }
 
 const struct uet_lb_ops uet_lb_ops_spray = {

@@ -4,7 +4,13 @@
 #include "uet/lb.h"
 
 static const struct uet_lb_ops *const registry[] = {
+	&uet_lb_ecmp,
 	&uet_lb_ops_spray,
+	&uet_lb_bitmap,
+	&uet_lb_reps,
+	&uet_lb_flowlet,
+	&uet_lb_plb,
+	&uet_lb_strack,
 	NULL,
 };
 

@@ -266,7 +266,7 @@ trim_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 	return true;
 }
 
-static uint32_t lb_retx_calls, lb_calls, lb_nack_fb, lb_timeout_fb;
+static uint32_t lb_retx_calls, lb_calls, lb_nack_fb, lb_timeout_fb, lb_failure_fb;
 
 static int
 count_lb_init(void *st, const struct uet_lb_params *p, struct uet_prng *rng)
@@ -275,19 +275,21 @@ count_lb_init(void *st, const struct uet_lb_params *p, struct uet_prng *rng)
 }
 
 static uint16_t
-count_lb_next(void *st, const struct uet_lb_send_ctx *c)
+count_lb_next(void *st, struct uet_lb_send_ctx *c)
 {
 	lb_calls++;
 	lb_retx_calls += c->retx;
 	return uet_lb_ops_spray.next_ev(st, c);
 }
 
-static void
+static uint32_t
 count_lb_fb(void *st, const struct uet_lb_feedback *fb)
 {
 	(void)st;
 	lb_nack_fb += fb->kind == UET_LB_FB_NACK;
 	lb_timeout_fb += fb->kind == UET_LB_FB_TIMEOUT;
+	lb_failure_fb += fb->kind == UET_LB_FB_FAILURE;
+	return 0;
 }
 
 static const struct uet_lb_ops count_lb = {
@@ -391,7 +393,7 @@ test_rto_gives_up(void **state)
 	c.lb = &count_lb;
 	assert_int_equal(duo_init(&d, &c), 0);
 	d.filter = blackhole_filter;
-	lb_timeout_fb = 0;
+	lb_timeout_fb = lb_failure_fb = 0;
 	assert_int_equal(duo_send(&d, &d.a, 8, 3 * 4096, 0), 0);
 	assert_int_equal(duo_send(&d, &d.a, 9, 10, 0), 0);
 	assert_true(duo_run(&d, 100000000));
@@ -403,6 +405,9 @@ test_rto_gives_up(void **state)
 	/* Fails on the expiry after max_rto_retx. */
 	assert_int_equal(st(&d.a)->rto_events, 4);
 	assert_true(lb_timeout_fb >= 4);
+	/* No ACK at all, so no RTT: every expiry looks like a dead path. */
+	assert_int_equal(lb_failure_fb, 4);
+	assert_int_equal(st(&d.a)->path_failures, 4);
 	assert_true(st(&d.a)->tx_probe_pkts >= 1);
 	assert_int_equal(count_pdcs(d.a.ep), 0);
 	assert_true(uet_ep_idle(d.a.ep));

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * REPS, Recycled Entropy Packet Spraying (Bonato et al., EuroSys'26,
+ * Algorithms 1 and 2; reps.md §1). The EVs of ACKs without ECN are kept in
+ * an 8-entry ring and each is used again once, oldest first; when none is
+ * cached a random EV explores. A path failure (the transport's RTO
+ * classification, uet_lb_feedback UET_LB_FB_FAILURE) freezes the ring:
+ * cached EVs are recycled round robin, valid or not, and nothing random is
+ * tried until freeze_ns has passed; then one cwnd of packets explores.
+ *
+ * Gaps in the paper's pseudo-code, settled here (doc/algorithms.md):
+ * 1. The exploration window after freezing assigns no EV on 7 of 8 packets:
+ *    those fall through to the normal choice (UET_REPS_EXPLORE_PAPER); the
+ *    artifact's "clear the ring, a cwnd of random EVs" is
+ *    UET_REPS_EXPLORE_RESET.
+ * 2. "isEmpty()" has no field in Table 1: nfilled counts slots ever written.
+ * 3. Frozen with a partly filled ring, round robin runs over the filled
+ *    slots only, with its own pointer (the artifact's head_frozen), so no
+ *    never-written EV is sent.
+ * 4. (head - nvalid) % N is negative in C: (head + N - nvalid) % N.
+ * 5. The freeze exit is checked on every ACK, before the ECN test (as the
+ *    artifact), so a frozen PDC whose ACKs are all marked still thaws.
+ * 6. Idle: after the transport reports idle_ns without sending, the ring is
+ *    cleared (cached paths may have changed).
+ * 7. NACKed, lost and timed-out EVs are never cached; retransmissions take
+ *    their EV from the same rule as new packets.
+ * Variant for coalesced ACKs: reuse = n makes each cached EV serve n
+ * packets (ACK+Reuse EVs, §4.5.1); only the oldest valid entry is ever
+ * being reused, so one counter suffices.
+ *
+ * Per-PDC state: 25 bytes, as Table 1 (the 32-bit freeze exit is kept in
+ * units of 1.024 us).
+ */
+#include "uet/err.h"
+#include "uet/lb.h"
+
+#define REPS_N 8
+
+struct __attribute__((packed)) reps_state {
+	uint16_t ev[REPS_N];   /* cachedEV */
+	uint32_t exit_us;      /* exitFreezingMode, units of 1024 ns */
+	uint8_t valid;         /* isValid, one bit per entry */
+	uint8_t head : 3;      /* next slot to write */
+	uint8_t nvalid : 4;    /* numberOfValidEVs */
+	uint8_t frozen : 1;    /* isFreezingMode */
+	uint8_t nfilled : 4;   /* slots ever written (isEmpty) */
+	uint8_t frz_rr : 3;    /* round robin while frozen */
+	uint8_t explore;       /* exploreCounter */
+	uint8_t uses;          /* packets sent on the oldest valid entry */
+};
+
+_Static_assert(sizeof(struct reps_state) <= 25, "REPS state must stay within 25 bytes");
+_Static_assert(sizeof(struct reps_state) <= UET_LB_STATE_MAX, "REPS state too big");
+
+static inline uint32_t
+us_of(uint64_t ns)
+{
+	return (uint32_t)(ns >> 10);
+}
+
+static void
+reps_clear(struct reps_state *st)
+{
+	st->valid = 0;
+	st->head = 0;
+	st->nvalid = 0;
+	st->nfilled = 0;
+	st->frz_rr = 0;
+	st->uses = 0;
+}
+
+static int
+reps_init(void *stp, const struct uet_lb_params *p, struct uet_prng *rng)
+{
+	const struct uet_lb_reps_cfg *cfg = p->cfg;
+	struct reps_state *st = stp;
+	int i;
+
+	(void)rng;
+	if (p->ev_count == 0 || (uint32_t)p->ev_base + p->ev_count > 65536)
+		return UET_ERR_INVAL;
+	if (cfg != NULL && (cfg->reuse > 15 || cfg->explore > UET_REPS_EXPLORE_RESET))
+		return UET_ERR_INVAL;
+	for (i = 0; i < REPS_N; i++)
+		st->ev[i] = 0;
+	reps_clear(st);
+	st->exit_us = 0;
+	st->frozen = 0;
+	st->explore = 0;
+	return 0;
+}
+
+static uint16_t
+reps_next_ev(void *stp, struct uet_lb_send_ctx *c)
+{
+	const struct uet_lb_reps_cfg *cfg = c->p->cfg;
+	struct reps_state *st = stp;
+	uint32_t reuse = cfg != NULL && cfg->reuse > 1 ? cfg->reuse : 1;
+	uint32_t off;
+	uint16_t ev;
+
+	/* Algorithm 2, ONSEND */
+	if (st->explore > 0) {
+		st->explore--;
+		if ((cfg != NULL && cfg->explore == UET_REPS_EXPLORE_RESET) ||
+		    st->explore % REPS_N == 0)
+			return uet_lb_random_ev(c->p, c->rng);
+	}
+	if (st->nfilled == 0 || (st->nvalid == 0 && !st->frozen))
+		return uet_lb_random_ev(c->p, c->rng);
+	/* GETNEXTEV */
+	if (st->nvalid > 0) {
+		off = (st->head + REPS_N - st->nvalid) % REPS_N;
+		ev = st->ev[off];
+		if (++st->uses >= reuse) {
+			st->valid &= (uint8_t)~(1u << off);
+			st->nvalid--;
+			st->uses = 0;
+		}
+		return ev;
+	}
+	/* Frozen with nothing valid: recycle the cached EVs round robin. */
+	off = st->frz_rr % st->nfilled;
+	st->frz_rr = (uint8_t)((off + 1) % st->nfilled);
+	return st->ev[off];
+}
+
+static uint32_t
+reps_feedback(void *stp, const struct uet_lb_feedback *fb)
+{
+	const struct uet_lb_reps_cfg *cfg = fb->p->cfg;
+	struct reps_state *st = stp;
+	uint32_t events = 0, cw;
+	uint64_t idle;
+
+	switch (fb->kind) {
+	case UET_LB_FB_ACK:
+		/* Algorithm 1, ONACK; the freeze exit first (note 5). */
+		if (st->frozen && (int32_t)(us_of(fb->now_ns) - st->exit_us) > 0) {
+			st->frozen = 0;
+			cw = fb->cwnd_bytes / fb->p->mss_bytes;
+			st->explore = (uint8_t)(cw > 255 ? 255 : cw < 1 ? 1 : cw);
+			if (cfg != NULL && cfg->explore == UET_REPS_EXPLORE_RESET)
+				reps_clear(st);
+			events |= UET_LB_EV_THAW;
+		}
+		if (fb->ce)
+			return events;
+		if (!(st->valid & (1u << st->head)))
+			st->nvalid++;
+		else
+			st->uses = 0; /* full ring: the oldest is overwritten */
+		st->ev[st->head] = fb->ev;
+		st->valid |= (uint8_t)(1u << st->head);
+		st->head = (st->head + 1) % REPS_N;
+		if (st->nfilled < REPS_N)
+			st->nfilled++;
+		return events;
+	case UET_LB_FB_FAILURE:
+		/* ONFAILUREDETECTION: not while exploring right after a thaw. */
+		if ((cfg == NULL || !cfg->no_freezing) && !st->frozen && st->explore == 0) {
+			st->frozen = 1;
+			st->exit_us = us_of(fb->now_ns + (cfg != NULL && cfg->freeze_ns ? cfg->freeze_ns
+										 : 1000000));
+			events |= UET_LB_EV_FREEZE;
+		}
+		return events;
+	case UET_LB_FB_IDLE:
+		idle = cfg != NULL && cfg->idle_ns ? cfg->idle_ns : 4 * fb->base_rtt_ns;
+		if (fb->idle_ns > idle)
+			reps_clear(st);
+		return events;
+	default:
+		/* ECN-marked, trimmed, lost or timed-out EVs are not cached. */
+		return events;
+	}
+}
+
+static bool
+reps_frozen(const void *stp)
+{
+	return ((const struct reps_state *)stp)->frozen;
+}
+
+const struct uet_lb_ops uet_lb_reps = {
+	.name = "reps",
+	.state_size = sizeof(struct reps_state),
+	.init = reps_init,
+	.next_ev = reps_next_ev,
+	.feedback = reps_feedback,
+	.frozen = reps_frozen,
+};
