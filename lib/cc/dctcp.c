@@ -68,13 +68,13 @@ dctcp_on_ack(void *stp, const struct uet_cc_ack *a)
 	} else {
 		st->cwnd += (double)st->mss * a->acked_bytes / st->cwnd;
 	}
+	clamp(st);
 	/* Once per window of ACKed bytes: alpha <- (1 - g) alpha + g F. */
 	if (st->win_acked >= st->cwnd) {
 		st->alpha = (1 - g) * st->alpha +
 			    g * (double)st->win_marked / (double)st->win_acked;
 		st->win_acked = st->win_marked = 0;
 	}
-	clamp(st);
 }
 
 static void

@@ -97,7 +97,9 @@ bitmap_next_ev(void *stp, struct uet_lb_send_ctx *c)
 	knobs(c->p, &k);
 	skip = (uint32_t)st->npen * 100 <= (uint32_t)st->nevs * k.stop_skip_pct;
 
-	for (tries = 0; tries <= st->nevs; tries++) {
+	/* Two rounds: a walk that starts late in one round sees all of the
+	 * next, so it finds a clean EV whenever skipping is on. */
+	for (tries = 0; tries < 2u * st->nevs; tries++) {
 		uint8_t pv;
 
 		if (st->ctr == st->nevs) {

@@ -414,6 +414,64 @@ test_rto_gives_up(void **state)
 	duo_fini(&d);
 }
 
+/* Data packets 2..18 of the message take 6 us longer (a queue), the
+ * last one is lost once: an RTO after high RTTs. */
+static int slow_then_lost_drops;
+static bool slow_then_lost_delay;
+
+static bool
+slow_then_lost_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	struct uet_hdr h;
+	uint32_t idx;
+
+	if (!a_to_b || !is_data(p) || uet_hdr_decode(p->buf, p->len, &h) <= 0)
+		return true;
+	idx = h.ses.msg_offset / 4096;
+	if (idx == 19 && slow_then_lost_drops == 0) {
+		slow_then_lost_drops++;
+		return false;
+	}
+	if (slow_then_lost_delay && idx >= 2 && idx < 19)
+		p->deliver_ns = d->now + d->wire_ns + 6000;
+	return true;
+}
+
+static void
+rto_after(bool high_rtts, uint32_t want_failures)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	duo_config(&c);
+	c.lb = &count_lb;
+	c.probe_rtts = 0; /* leave the loss to the RTO */
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = slow_then_lost_filter;
+	slow_then_lost_drops = 0;
+	slow_then_lost_delay = high_rtts;
+	lb_timeout_fb = lb_failure_fb = 0;
+	assert_int_equal(duo_send(&d, &d.a, 5, 20 * 4096, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 5, 20 * 4096));
+	assert_int_equal(slow_then_lost_drops, 1);
+	assert_int_equal(st(&d.a)->rto_events, 1);
+	assert_int_equal(lb_timeout_fb, 1);
+	assert_int_equal(lb_failure_fb, want_failures);
+	assert_int_equal(st(&d.a)->path_failures, want_failures);
+	duo_fini(&d);
+}
+
+static void
+test_rto_classified_by_recent_max_rtt(void **state)
+{
+	(void)state;
+	/* RTTs of 8 us against a 2 us base (> 1.65 x): congestion. */
+	rto_after(true, 0);
+	/* RTTs at the base: a dead path. */
+	rto_after(false, 1);
+}
+
 static bool
 ack_blackhole_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 {
@@ -941,6 +999,7 @@ main(void)
 		cmocka_unit_test(test_trim_nack_retransmit),
 		cmocka_unit_test(test_trim_nack_retry_limit),
 		cmocka_unit_test(test_rto_gives_up),
+		cmocka_unit_test(test_rto_classified_by_recent_max_rtt),
 		cmocka_unit_test(test_ack_path_dead_gives_up),
 		cmocka_unit_test(test_probe_recovery_gives_up),
 		cmocka_unit_test(test_zero_length_and_pools),

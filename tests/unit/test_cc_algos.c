@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Step-by-step tests of the congestion controllers: scripted ACK, CE, NACK
+ * and timeout sequences with the window asserted after each decision,
+ * exactly where the rule gives a closed form (to the byte: the window is
+ * reported truncated), by its direction and bounds otherwise.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "uet/cc.h"
+#include "uet/err.h"
+
+#define MSS 4096
+/* 100 Gb/s x 12 us = 150000 B: NSCC's and STrack's reference BDP, so their
+ * scale factors are 1. */
+#define LINK_BPS 100000000000ULL
+#define BASE_NS 12000ULL
+
+struct cct {
+	const struct uet_cc_ops *ops;
+	uint64_t st[UET_CC_STATE_MAX / 8];
+	uint64_t now_ns;
+};
+
+static void
+cct_init(struct cct *t, const struct uet_cc_ops *ops, const void *cfg)
+{
+	struct uet_cc_params p = { .mss_bytes = MSS, .base_rtt_ns = BASE_NS,
+				   .link_bps = LINK_BPS, .cfg = cfg };
+
+	memset(t, 0, sizeof(*t));
+	t->ops = ops;
+	t->now_ns = 1000000;
+	assert_int_equal(ops->init(t->st, &p), 0);
+}
+
+static double
+cw(struct cct *t)
+{
+	return (double)t->ops->cwnd(t->st);
+}
+
+/* An ACK of one packet with queueing delay delay_ns (rtt = base + delay). */
+static double
+ack(struct cct *t, uint64_t delay_ns, bool ce)
+{
+	struct uet_cc_ack a = { .now_ns = t->now_ns, .acked_bytes = MSS,
+				.rtt_ns = BASE_NS + delay_ns, .min_rtt_ns = BASE_NS,
+				.ce = ce, .inflight_bytes = 10 * MSS };
+
+	t->ops->on_ack(t->st, &a);
+	return cw(t);
+}
+
+static double
+loss(struct cct *t, enum uet_cc_loss_kind kind, uint32_t inflight)
+{
+	struct uet_cc_loss l = { .now_ns = t->now_ns, .kind = kind, .lost_bytes = MSS,
+				 .inflight_bytes = inflight };
+
+	t->ops->on_loss(t->st, &l);
+	return cw(t);
+}
+
+#define assert_near(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1.0)
+
+/* ---- DCTCP ---- */
+
+static void
+test_dctcp_per_ack_steps(void **state)
+{
+	struct uet_cc_dctcp_cfg cfg = { .init_cwnd_bytes = 40000 };
+	struct cct t;
+
+	(void)state;
+	cct_init(&t, &uet_cc_dctcp, NULL);
+	/* Default: start at the max, 1.5 x BDP. */
+	assert_near(cw(&t), 225000);
+	cct_init(&t, &uet_cc_dctcp, &cfg);
+	assert_near(cw(&t), 40000);
+	/* Clean ACK: + MSS x acked / cwnd. */
+	assert_near(ack(&t, 0, false), 40000 + 4096.0 * 4096 / 40000);
+	/* Marked ACK with alpha = 1 (the start value): - acked / 2. */
+	assert_near(ack(&t, 0, true), 40000 + 4096.0 * 4096 / 40000 - 2048);
+	/* Loss of any kind: - 1 MSS. */
+	assert_near(loss(&t, UET_CC_LOSS_TIMEOUT, 0), 40000 + 4096.0 * 4096 / 40000 - 2048 - 4096);
+	assert_near(loss(&t, UET_CC_LOSS_TRIM, 0), 40000 + 4096.0 * 4096 / 40000 - 2048 - 8192);
+	/* Never below one packet. */
+	for (int i = 0; i < 20; i++)
+		loss(&t, UET_CC_LOSS_INFERRED, 0);
+	assert_near(cw(&t), MSS);
+}
+
+static void
+test_dctcp_alpha_ewma(void **state)
+{
+	/* Pin the window at 40960 (10 packets) so a window is 10 ACKs. */
+	struct uet_cc_dctcp_cfg cfg = { .init_cwnd_bytes = 40960, .max_cwnd_bytes = 40960 };
+	struct cct t;
+	double before, a;
+	int i;
+
+	(void)state;
+	cct_init(&t, &uet_cc_dctcp, &cfg);
+	/* 16 clean windows: alpha = (15/16)^16; the next marked ACK shows it
+	 * as cut = acked x alpha / 2. */
+	for (i = 0; i < 160; i++)
+		assert_near(ack(&t, 0, false), 40960);
+	before = cw(&t);
+	a = pow(15.0 / 16.0, 16);
+	assert_near(ack(&t, 0, true), before - 4096 * a / 2);
+	/* A fully marked window: alpha rises by g x (1 - alpha); every marked
+	 * ACK cuts, and the window falls monotonically. */
+	cct_init(&t, &uet_cc_dctcp, &cfg);
+	for (i = 0; i < 160; i++)
+		ack(&t, 0, false);
+	before = cw(&t);
+	for (i = 0; i < 30; i++) {
+		double now = ack(&t, 0, true);
+
+		assert_true(now < before);
+		before = now;
+	}
+	assert_true(before > MSS && before < 40960 * 0.6);
+}
+
+/* ---- NSCC ---- */
+
+/* The NSCC constants at scale 1 (uet-htsim.md §5). */
+#define NSCC_ALPHA (4.0 * MSS / 12000.0)
+#define NSCC_FI (5.0 * MSS)
+#define NSCC_ETA (0.15 * MSS)
+
+static void
+test_nscc_quadrants(void **state)
+{
+	struct uet_cc_nscc_cfg cfg = { .init_cwnd_bytes = 100000 };
+	struct cct t;
+	double c0, c;
+	int i;
+
+	(void)state;
+	cct_init(&t, &uet_cc_nscc, &cfg);
+	/* Warm-up ACK: opens the quick-adapt epoch, adds eta, applies. */
+	c0 = ack(&t, 5000, false);
+	assert_near(c0, 100000 + NSCC_ALPHA * MSS * 7000.0 / 100000 + NSCC_ETA);
+	/* No ECN, delay 5 us < target 12 us: proportional increase
+	 * alpha x acked x (target - delay), accumulated and applied once
+	 * more than 8 packets were ACKed ("fulfil adjustment"). */
+	for (i = 0; i < 8; i++) {
+		t.now_ns += 100;
+		assert_near(ack(&t, 5000, false), c0);
+	}
+	t.now_ns += 100;
+	c = ack(&t, 5000, false);
+	assert_near(c, c0 + 9 * NSCC_ALPHA * MSS * 7000.0 / c0);
+	/* No ECN, delay 15 us >= target: fair increase fi x acked. */
+	c0 = c;
+	for (i = 0; i < 9; i++) {
+		t.now_ns += 100;
+		c = ack(&t, 15000, false);
+	}
+	assert_near(c, c0 + 9 * NSCC_FI * MSS / c0);
+	/* ECN, delay < target: hold. */
+	c0 = c;
+	for (i = 0; i < 9; i++) {
+		t.now_ns += 100;
+		assert_near(ack(&t, 5000, true), c0);
+	}
+	/* ECN, delay >= target but the averaged delay under target: hold. */
+	for (i = 0; i < 9; i++) {
+		t.now_ns += 100;
+		assert_near(ack(&t, 30000, true), c0);
+	}
+}
+
+static void
+test_nscc_multiplicative_decrease(void **state)
+{
+	struct uet_cc_nscc_cfg cfg = { .init_cwnd_bytes = 100000 };
+	double avg = 0, before, c, f;
+	uint64_t last_dec = 0;
+	struct cct t;
+	int i, cuts = 0;
+
+	(void)state;
+	cct_init(&t, &uet_cc_nscc, &cfg);
+	/* ECN + delay 30 us (under the 4 x target quick-adapt trigger): each
+	 * ACK pulls the delay average (gain 0.0125) up; a cut by
+	 * max(1 - 0.8 (avg - target) / avg, 0.5) once the average is over
+	 * target, at most once per base RTT. */
+	before = cw(&t);
+	for (i = 0; i < 400; i++) {
+		t.now_ns += 100;
+		avg = 0.0125 * 30000 + (1 - 0.0125) * avg;
+		c = ack(&t, 30000, true);
+		if (c < before - 1) {
+			f = 1 - 0.8 * (avg - 12000) / avg;
+			assert_true(avg > 12000);
+			assert_true(last_dec == 0 || t.now_ns - last_dec > BASE_NS);
+			/* eta (614 B) may land on the same ACK */
+			assert_true(fabs(c - before * f) <= NSCC_ETA + 1);
+			last_dec = t.now_ns;
+			cuts++;
+		} else {
+			assert_true(c <= before + NSCC_ETA + 1);
+		}
+		before = c;
+	}
+	/* 40 us of ACKs: the average crosses target after ~33 ACKs (3.3 us);
+	 * then a cut every 12-12.1 us. */
+	assert_true(cuts >= 2 && cuts <= 3);
+}
+
+static void
+test_nscc_quick_adapt_nack_timeout(void **state)
+{
+	struct uet_cc_nscc_cfg cfg = { .init_cwnd_bytes = 100000 };
+	struct cct t;
+	double c;
+
+	(void)state;
+	cct_init(&t, &uet_cc_nscc, &cfg);
+	ack(&t, 0, false); /* epoch ends at now + base + target = +24 us */
+	t.now_ns += 1000;
+	ack(&t, 0, false);
+	t.now_ns += 500;
+	ack(&t, 0, false);
+	c = cw(&t);
+	/* A NACK inside the epoch: no quick adapt, minus the trimmed bytes. */
+	t.now_ns += 1000;
+	assert_near(loss(&t, UET_CC_LOSS_TRIM, 0), c - MSS);
+	/* After the epoch, with 2 packets ACKed in it (< max / 8 = 28125 B):
+	 * the window becomes what was achieved. */
+	t.now_ns += 30000;
+	assert_near(loss(&t, UET_CC_LOSS_TRIM, 40000), 2 * MSS);
+	/* A timeout costs one packet. */
+	cct_init(&t, &uet_cc_nscc, &cfg);
+	assert_near(loss(&t, UET_CC_LOSS_TIMEOUT, 0), 100000 - MSS);
+	/* A window that achieved a lot is not cut by quick adapt. */
+	cct_init(&t, &uet_cc_nscc, &cfg);
+	ack(&t, 0, false);
+	for (int i = 0; i < 20; i++) {
+		t.now_ns += 1000;
+		ack(&t, 0, false);
+	}
+	c = cw(&t);
+	t.now_ns += 10000;
+	assert_near(loss(&t, UET_CC_LOSS_TRIM, 0), c - MSS);
+}
+
+static void
+test_nscc_window_bounds(void **state)
+{
+	struct cct t;
+	int i;
+
+	(void)state;
+	/* Line-rate start at 1.5 x BDP, never above it. */
+	cct_init(&t, &uet_cc_nscc, NULL);
+	assert_near(cw(&t), 225000);
+	for (i = 0; i < 1000; i++) {
+		t.now_ns += 100;
+		ack(&t, 0, false);
+	}
+	assert_near(cw(&t), 225000);
+	/* A lower measured base RTT lowers the max: 8 us -> 150000 B. */
+	{
+		struct uet_cc_ack a = { .now_ns = t.now_ns + 100, .acked_bytes = MSS,
+					.rtt_ns = 8000, .min_rtt_ns = 8000 };
+
+		uet_cc_nscc.on_ack(t.st, &a);
+	}
+	assert_true(cw(&t) <= 150000);
+	/* Fast increase: a whole window with delay < 1 us, then + acked / 4
+	 * per ACK. */
+	{
+		struct uet_cc_nscc_cfg cfg = { .init_cwnd_bytes = 20000 };
+		double before, c;
+		int exact = 0;
+
+		cct_init(&t, &uet_cc_nscc, &cfg);
+		before = ack(&t, 0, false);
+		for (i = 0; i < 40; i++) {
+			t.now_ns += 100;
+			c = ack(&t, 0, false);
+			if (i > 10 && fabs(c - before - MSS / 4.0) <= 1)
+				exact++;
+			before = c;
+		}
+		assert_true(exact >= 25);
+	}
+	/* Bad parameters. */
+	{
+		struct uet_cc_params p = { .mss_bytes = 0, .base_rtt_ns = 1, .link_bps = 1 };
+
+		assert_int_equal(uet_cc_nscc.init(t.st, &p), UET_ERR_INVAL);
+	}
+}
+
+/* ---- STrack CC ---- */
+
+#define ST_ALPHA (4.0 * MSS / 12000.0)
+#define ST_BETA (5.0 * MSS)
+
+static void
+test_strack_cc_table1(void **state)
+{
+	struct uet_cc_strack_cfg cfg = { .init_cwnd_bytes = 100000 };
+	double c0, c, avg = 0, f;
+	struct cct t;
+	int i;
+
+	(void)state;
+	cct_init(&t, &uet_cc_strack, &cfg);
+	/* First ACK: delay 0 -> alpha x target x acked / cwnd, plus eta. */
+	c0 = ack(&t, 0, false);
+	assert_near(c0, 100000 + ST_ALPHA * 12000 * MSS / 100000 + 0.15 * MSS);
+	/* No ECN, delay < target: + alpha (target - delay) acked / cwnd. */
+	t.now_ns += 100;
+	avg = 0.125 * 5000;
+	c = ack(&t, 5000, false);
+	assert_near(c, c0 + ST_ALPHA * 7000 * MSS / c0);
+	/* No ECN, delay >= target: + beta acked / cwnd, never a cut. */
+	c0 = c;
+	t.now_ns += 100;
+	avg = 0.125 * 20000 + 0.875 * avg;
+	c = ack(&t, 20000, false);
+	assert_near(c, c0 + ST_BETA * MSS / c0);
+	/* ECN, delay < target: hold. */
+	c0 = c;
+	t.now_ns += 100;
+	avg = 0.875 * avg;
+	assert_near(ack(&t, 0, true), c0);
+	/* ECN, delay 20 us >= target: hold while avg <= target, then a cut by
+	 * max(1 - 0.8 (avg - target) / avg, 0.5). */
+	for (i = 0; i < 20; i++) {
+		t.now_ns += 100;
+		avg = 0.125 * 20000 + 0.875 * avg;
+		c = ack(&t, 20000, true);
+		if (avg <= 12000) {
+			assert_near(c, c0);
+			continue;
+		}
+		f = 1 - 0.8 * (avg - 12000) / avg;
+		assert_near(c, c0 * f);
+		break;
+	}
+	assert_true(i < 20);
+	/* No second cut within a base RTT. */
+	c0 = c;
+	t.now_ns += 5000;
+	assert_near(ack(&t, 20000, true), c0);
+	/* Past it, with delay > 3 x target and the achieved BDP (4096 B,
+	 * closed by the first ACK's epoch) under max / 8: cut to the achieved
+	 * BDP; eta (once per base RTT) comes on top. */
+	t.now_ns += 7100;
+	assert_near(ack(&t, 40000, true), MSS + 0.15 * MSS);
+	/* A loss costs a packet; the floor is one packet. */
+	assert_near(loss(&t, UET_CC_LOSS_TIMEOUT, 0), MSS);
+	cct_init(&t, &uet_cc_strack, &cfg);
+	assert_near(loss(&t, UET_CC_LOSS_TRIM, 0), 100000 - MSS);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dctcp_per_ack_steps),
+		cmocka_unit_test(test_dctcp_alpha_ewma),
+		cmocka_unit_test(test_nscc_quadrants),
+		cmocka_unit_test(test_nscc_multiplicative_decrease),
+		cmocka_unit_test(test_nscc_quick_adapt_nack_timeout),
+		cmocka_unit_test(test_nscc_window_bounds),
+		cmocka_unit_test(test_strack_cc_table1),
+	};
+
+	return cmocka_run_group_tests_name("cc_algos", tests, NULL, NULL);
+}
