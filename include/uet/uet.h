@@ -185,18 +185,21 @@ struct uet_ep_config {
 	uint64_t rto_max_ns;      /* cap of backoff; default 10 ms */
 	uint32_t max_rto_retx;    /* recovery episodes (RTO expiries or probe
 				   * loss declarations) in a row without
-				   * progress before the PDC fails; default 5 */
+				   * progress before the PDC fails; default 12
+				   * (each resend takes a new EV: with a quarter
+				   * of the paths dead, OPS loses one packet 6
+				   * times in a row about once in 4000) */
 	uint32_t max_nack_retx;   /* immediate resends of a PSN on trim NACKs;
 				   * later trims wait for the RTO; default 5 */
 	uint32_t probe_rtts;      /* probe after this many base RTTs without an
 				   * ACK; 0 disables probes; default 3 */
 	uint32_t ooo_min_pkts;    /* loss inference when the receiver's OOO count
 				   * exceeds max(cwnd in packets, this); default 5 */
-	uint32_t failure_rtt_pct; /* an RTO whose recent max RTT (over ~2 RTOs)
-				   * is below this percent of the base RTT is
-				   * reported to the LB as a path failure;
-				   * default 165 */
-	bool assume_trimming;     /* treat every RTO as a path failure (a
+	uint32_t failure_rtt_pct; /* a loss (RTO, OOO count or probe) whose
+				   * recent max RTT (over ~2 RTOs) is below this
+				   * percent of the base RTT is reported to the
+				   * LB as a path failure; default 165 */
+	bool assume_trimming;     /* treat every such loss as a path failure (a
 				   * trimming fabric turns congestion into
 				   * NACKs); otherwise on once a PDC sees a trim */
 	uint64_t lb_idle_ns;      /* tell the LB when a PDC sends again after
@@ -326,7 +329,9 @@ struct uet_ep_stats {
 	uint64_t pdcs_closed;
 	uint64_t pdcs_failed;
 	uint64_t timewait_evictions; /* time-wait records reclaimed early */
-	uint64_t path_failures;     /* RTOs reported to the LB as path failures */
+	uint64_t path_failures;     /* losses (RTO, OOO count, probe) the
+				     * transport classified as path failures
+				     * (uet_lb_feedback FAILURE) */
 	uint64_t lb_freezes;        /* LB entered a failure mode (REPS freezing) */
 	uint64_t lb_thaws;
 	uint64_t lb_repaths;        /* ECMP-like LBs moved a flow */

@@ -25,7 +25,7 @@ uet_ep_config_default(struct uet_ep_config *c)
 	c->base_rtt_ns = 10000;
 	c->link_bps = 100000000000ULL;
 	c->rto_max_ns = 10000000;
-	c->max_rto_retx = 5;
+	c->max_rto_retx = 12;
 	c->max_nack_retx = 5;
 	c->probe_rtts = 3;
 	c->ooo_min_pkts = 5;

@@ -639,10 +639,18 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 	else
 		e->flags &= (uint8_t)~TXF_SYN;
 	/* Path state learned before a pause may be stale (REPS invalidates
-	 * its cache): say how long the PDC was quiet. */
-	if (p->tx.last_tx_ns != 0 && now - p->tx.last_tx_ns > ep->lb_idle_ns)
-		lb_feedback_full(ep, p, UET_LB_FB_IDLE, 0, false, false, 0,
-				 now - p->tx.last_tx_ns, now);
+	 * its cache): say how long the PDC was quiet. Only a pause with
+	 * everything acknowledged counts; a PDC stalled on lost packets is
+	 * not idle, and clearing a frozen REPS cache then would send it
+	 * exploring into the failure it froze for. */
+	if (!retx && p->tx.snd_una == psn && p->tx.last_tx_ns != 0) {
+		uint64_t quiet = p->tx.last_tx_ns > p->tx.last_ack_ns ? p->tx.last_tx_ns
+								       : p->tx.last_ack_ns;
+
+		if (now - quiet > ep->lb_idle_ns)
+			lb_feedback_full(ep, p, UET_LB_FB_IDLE, 0, false, false, 0, now - quiet,
+					 now);
+	}
 	p->tx.last_tx_ns = now;
 	e->ev = lb_next(ep, p, cwnd, retx, false, now);
 	if (e->flags & TXF_CLOSE)
@@ -759,6 +767,23 @@ rtt_sample(const struct uet_ep *ep, struct pdc *p, uint64_t rtt, uint64_t now)
 	err = rtt > p->tx.srtt_ns ? rtt - p->tx.srtt_ns : p->tx.srtt_ns - rtt;
 	p->tx.rttvar_ns = (3 * p->tx.rttvar_ns + err) / 4;
 	p->tx.srtt_ns = (7 * p->tx.srtt_ns + rtt) / 8;
+}
+
+/*
+ * A loss that congestion does not explain is a failed path: REPS' rule
+ * (reps.md 1.5) for an RTO, applied here to every loss detection (RTO, OOO
+ * count, probe), because this transport finds most losses before the RTO.
+ * Losses after low RTTs died on a path, not in a queue; with trimming,
+ * congestion shows as NACKs, so every silent loss does.
+ */
+static void
+classify_loss(struct uet_ep *ep, struct pdc *p, uint64_t now)
+{
+	if (ep->cfg.assume_trimming || p->tx.trim_seen ||
+	    p->tx.max_rtt_ns * 100 < (uint64_t)ep->cfg.failure_rtt_pct * base_rtt_est(ep, p)) {
+		ep->st.path_failures++;
+		lb_feedback(ep, p, UET_LB_FB_FAILURE, 0, false, false, 0, now);
+	}
 }
 
 /* Mark lost every outstanding PSN last sent before 'before_ns'. */
@@ -972,6 +997,7 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 					     &lost_bytes, now);
 			if (n > 0) {
 				ep->st.probe_losses += n;
+				classify_loss(ep, p, now);
 				enter_recovery(ep, p, lost_bytes, now);
 				/* A retry like an RTO expiry: without this, a peer
 				 * that never accepts the data would be probed and
@@ -1002,6 +1028,7 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 					     UET_LB_FB_LOSS, &lost_bytes, now);
 		if (n > 0) {
 			ep->st.loss_inferred += n;
+			classify_loss(ep, p, now);
 			enter_recovery(ep, p, lost_bytes, now);
 		}
 	}
@@ -1124,14 +1151,7 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 	if (nlost > 0) {
 		ep->st.rto_events++;
 		ep->st.rto_lost_pkts += nlost;
-		/* A timeout after low RTTs means the packets died on a path,
-		 * not in a queue; with trimming, congestion shows as NACKs, so
-		 * every timeout does. */
-		if (ep->cfg.assume_trimming || p->tx.trim_seen ||
-		    p->tx.max_rtt_ns * 100 < (uint64_t)ep->cfg.failure_rtt_pct * base_rtt_est(ep, p)) {
-			ep->st.path_failures++;
-			lb_feedback(ep, p, UET_LB_FB_FAILURE, 0, false, false, 0, now);
-		}
+		classify_loss(ep, p, now);
 		p->tx.rto_fails++;
 		p->tx.rto_backoff++;
 		cc_loss(ep, p, UET_CC_LOSS_TIMEOUT, lost_bytes, now);

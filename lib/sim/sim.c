@@ -397,6 +397,7 @@ port_try_send(struct sim *s, struct sim_port *p)
 	sim_at(s, s->now + tx_ps, port_tx_done, p, 0);
 	p->st.tx_pkts++;
 	p->st.tx_bytes += pkt->len;
+	p->st.last_tx_ns = s->now / 1000;
 
 	if (!p->up || p->fault.blackhole) {
 		p->st.drops_down++;
@@ -408,6 +409,11 @@ port_try_send(struct sim *s, struct sim_port *p)
 		pkt_free(s, pkt);
 		return;
 	}
+	/* A path that marks most packets without building a queue here: the
+	 * steady-state view of a congested path, for LB tests. */
+	if (pkt->cls == 1 && p->fault.ce_ppm != 0 && uet_prng_chance_ppm(&s->rng, p->fault.ce_ppm) &&
+	    uet_frame_mark_ce(pkt->data, UET_ETH_HLEN))
+		p->st.ecn_marks++;
 	if (uet_prng_chance_ppm(&s->rng, p->fault.dup_ppm)) {
 		p->st.dups++;
 		copies = 2;
@@ -1002,6 +1008,8 @@ sim_total_stats(const struct sim *s, struct sim_port_stats *o)
 		o->corrupts += p->corrupts;
 		if (p->max_queue_bytes > o->max_queue_bytes)
 			o->max_queue_bytes = p->max_queue_bytes;
+		if (p->last_tx_ns > o->last_tx_ns)
+			o->last_tx_ns = p->last_tx_ns;
 	}
 }
 

@@ -128,6 +128,8 @@ struct sim_fault {
 	uint32_t loss_ppm;
 	uint32_t dup_ppm;
 	uint32_t corrupt_ppm;
+	uint32_t ce_ppm;      /* CE-mark ECN-capable data packets (a path that
+			       * is congested elsewhere) */
 	uint64_t jitter_ns;   /* extra delay, uniform in [0, jitter_ns] */
 	bool blackhole;       /* drop everything sent (a dead path) */
 };
@@ -149,6 +151,8 @@ struct sim_port_stats {
 	uint64_t drops_down;      /* blackholed or link down */
 	uint64_t dups, corrupts;
 	uint64_t max_queue_bytes;
+	uint64_t last_tx_ns;      /* when the last packet left (or was
+				   * blackholed) */
 };
 const struct sim_port_stats *sim_port_stats(const struct sim_port *p);
 uint64_t sim_port_queue_bytes(const struct sim_port *p);

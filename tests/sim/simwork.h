@@ -27,6 +27,7 @@ struct sw_msg {
 	uint64_t submit_ns, tx_ns, rx_ns;
 	int tx_done, tx_status, rx_done, rx_aborted;
 	uint64_t bad_bytes;
+	uint64_t got_bytes;  /* payload delivered so far (duplicates included) */
 	bool submitted;
 };
 
@@ -68,6 +69,7 @@ sw_rx_data(void *user, const struct uet_rx_data *d)
 		return;
 	}
 	m = &w->m[d->tag];
+	m->got_bytes += d->len;
 	for (i = 0; i < d->len; i++) {
 		uint64_t off = (uint64_t)d->offset + i;
 

@@ -15,58 +15,7 @@
 #include <pcap/pcap.h>
 
 #include "net/pcapw.h"
-#include "simwork.h"
-
-struct net {
-	struct sim *s;
-	struct sw w;
-};
-
-static void
-link_cfg(struct sim_link_cfg *l, uint64_t gbps, uint64_t lat_ns, uint64_t buf)
-{
-	memset(l, 0, sizeof(*l));
-	l->rate_bps = gbps * 1000000000ULL;
-	l->lat_ns = lat_ns;
-	l->buf_bytes = buf;
-}
-
-/* leaves x spines x hosts, 10 Gb/s, 1 us links; ep tweaks via cfg. */
-static void
-net_up(struct net *n, uint64_t seed, uint32_t leaves, uint32_t spines, uint32_t hpl,
-       uint64_t buf, const struct uet_ep_config *base)
-{
-	struct sim_config sc;
-	struct sim_leafspine_cfg lc;
-	uint32_t i;
-
-	sim_config_default(&sc);
-	sc.seed = seed;
-	n->s = sim_create(&sc);
-	assert_non_null(n->s);
-	memset(&lc, 0, sizeof(lc));
-	lc.leaves = leaves;
-	lc.spines = spines;
-	lc.hosts_per_leaf = hpl;
-	link_cfg(&lc.host_link, 10, 1000, buf);
-	link_cfg(&lc.fabric_link, 10, 1000, buf);
-	assert_int_equal(sim_build_leaf_spine(n->s, &lc), 0);
-	sw_init(&n->w, n->s);
-	for (i = 0; i < sim_num_hosts(n->s); i++) {
-		struct uet_ep_config c = *base;
-
-		c.seed = seed * 1000 + i;
-		sw_ep_config(&n->w, i, &c);
-		assert_int_equal(sim_host_attach(n->s, i, &c), 0);
-	}
-}
-
-static void
-net_down(struct net *n)
-{
-	sw_fini(&n->w);
-	sim_destroy(n->s);
-}
+#include "simnet.h"
 
 static void
 base_ep(struct uet_ep_config *c)
@@ -75,15 +24,6 @@ base_ep(struct uet_ep_config *c)
 	c->link_bps = 10000000000ULL;
 	c->base_rtt_ns = 10000;
 	c->mss_bytes = 4096;
-}
-
-static void
-check_ok(struct net *n)
-{
-	char why[256];
-
-	if (!sw_check(&n->w, why, sizeof(why)))
-		fail_msg("%s", why);
 }
 
 static void
