@@ -302,6 +302,8 @@ struct uet_ep_stats {
 	uint64_t rx_ack_pkts;
 	uint64_t rx_nack_pkts;
 	uint64_t rx_probe_pkts;
+	uint64_t rx_foreign_ev;     /* ACK/NACK whose EV is outside our EV set:
+				     * processed, but not fed to the LB */
 	/* received and dropped, by reason */
 	uint64_t rx_dup_pkts;
 	uint64_t rx_malformed;

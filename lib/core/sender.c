@@ -143,6 +143,14 @@ lb_feedback_full(struct uet_ep *ep, struct pdc *p, enum uet_lb_fb_kind k, uint16
 		.p = &ep->lb_params,
 	};
 
+	/* ACKs and NACKs carry the EV of the packet that triggered them in
+	 * their UDP source port: one outside our EV set was not sent by us,
+	 * and a load balancer that caches EVs must never learn it. */
+	if ((k == UET_LB_FB_ACK || k == UET_LB_FB_NACK || k == UET_LB_FB_NACK_LASTHOP) &&
+	    (uint32_t)(uint16_t)(ev - ep->lb_params.ev_base) >= ep->lb_params.ev_count) {
+		ep->st.rx_foreign_ev++;
+		return;
+	}
 	lb_events(ep, ep->cfg.lb->feedback(p->tx.lb, &fb));
 }
 

@@ -12,6 +12,9 @@
  *   swarm [--seeds N] [--first S]    run seeds S .. S+N-1
  *   swarm --seed S [-v]              replay one seed, -v prints its draw
  *   swarm --list S1,S2,...           run these seeds (regressions)
+ *   --lb NAME, --cc NAME             pin the load balancer / congestion
+ *                                    control (default: each seed draws one
+ *                                    of the registered ones, and its config)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +35,38 @@ struct draw {
 	struct uet_ep_config ep;
 	struct uet_cc_fixed_cfg cc;
 	struct uet_lb_ops_cfg lb;
+	struct uet_lb_reps_cfg reps;
+	struct uet_lb_bitmap_cfg bitmap;
+	struct uet_lb_flowlet_cfg flowlet;
+	struct uet_lb_plb_cfg plb;
+	struct uet_cc_nscc_cfg nscc;
 };
+
+/* --lb / --cc; NULL = drawn per seed. */
+static const struct uet_lb_ops *pin_lb;
+static const struct uet_cc_ops *pin_cc;
+
+static uint32_t
+count_lbs(void)
+{
+	const struct uet_lb_ops *const *l = uet_lb_all();
+	uint32_t n = 0;
+
+	while (l[n] != NULL)
+		n++;
+	return n;
+}
+
+static uint32_t
+count_ccs(void)
+{
+	const struct uet_cc_ops *const *c = uet_cc_all();
+	uint32_t n = 0;
+
+	while (c[n] != NULL)
+		n++;
+	return n;
+}
 
 static uint32_t
 pick(struct uet_prng *r, const uint32_t *v, uint32_t n)
@@ -43,6 +77,52 @@ pick(struct uet_prng *r, const uint32_t *v, uint32_t n)
 #define PICK(r, ...) \
 	pick(r, (const uint32_t[]){ __VA_ARGS__ }, \
 	     sizeof((const uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t))
+
+/*
+ * The load balancer, the congestion controller and their configs come from
+ * a stream of their own, so the draw above (and so what each regression
+ * seed replays) stays the same; OPS and the fixed window keep their
+ * configs from it.
+ */
+static void
+draw_algorithms(uint64_t seed, struct draw *d)
+{
+	struct uet_ep_config *c = &d->ep;
+	struct uet_prng r;
+
+	uet_prng_seed(&r, seed ^ 0x1b2c3d4e5f60718ULL);
+	c->lb = pin_lb ? pin_lb : uet_lb_all()[uet_prng_below(&r, count_lbs())];
+	c->cc = pin_cc ? pin_cc : uet_cc_all()[uet_prng_below(&r, count_ccs())];
+	if (c->lb == &uet_lb_reps) {
+		d->reps.no_freezing = uet_prng_below(&r, 4) == 0;
+		d->reps.freeze_ns = PICK(&r, 0, 20000, 100000, 10000000);
+		d->reps.explore = (uint8_t)uet_prng_below(&r, 2);
+		d->reps.reuse = (uint8_t)PICK(&r, 0, 1, 2, 4, 15);
+		d->reps.idle_ns = PICK(&r, 0, 1000, 100000);
+		c->lb_cfg = &d->reps;
+	} else if (c->lb == &uet_lb_bitmap) {
+		d->bitmap.evs = (uint16_t)(c->ev_count >= 16 ? PICK(&r, 0, 16) : 0);
+		d->bitmap.stop_skip_pct = (uint8_t)PICK(&r, 0, 50, 100);
+		c->lb_cfg = &d->bitmap;
+	} else if (c->lb == &uet_lb_flowlet) {
+		d->flowlet.gap_ns = PICK(&r, 0, 100, 50000);
+		c->lb_cfg = &d->flowlet;
+	} else if (c->lb == &uet_lb_plb) {
+		d->plb.ce_pct = (uint8_t)PICK(&r, 0, 1, 25);
+		d->plb.rounds = (uint8_t)PICK(&r, 0, 1);
+		c->lb_cfg = &d->plb;
+	} else if (c->lb != &uet_lb_ops_spray) {
+		c->lb_cfg = NULL;
+	}
+	if (c->cc == &uet_cc_nscc) {
+		d->nscc.trimming = d->trim;
+		d->nscc.qa_gate = (uint8_t)PICK(&r, 0, 1, 3);
+		c->cc_cfg = &d->nscc;
+	} else if (c->cc != &uet_cc_fixed) {
+		c->cc_cfg = NULL;
+	}
+	c->assume_trimming = d->trim && uet_prng_below(&r, 2);
+}
 
 static void
 draw_settings(uint64_t seed, struct draw *d)
@@ -104,6 +184,7 @@ draw_settings(uint64_t seed, struct draw *d)
 	c->lb_cfg = &d->lb;
 	d->cc.cwnd_bytes = (uint32_t)(1 + uet_prng_below(&r, 64)) * (UET_DATA_HDR_LEN + c->mss_bytes);
 	c->cc_cfg = &d->cc;
+	draw_algorithms(seed, d);
 }
 
 static void
@@ -121,6 +202,8 @@ print_draw(uint64_t seed, const struct draw *d)
 	       (unsigned long long)d->fault_ns / 1000, d->fault.loss_ppm, d->fault.dup_ppm,
 	       d->fault.corrupt_ppm, (unsigned long long)d->fault.jitter_ns, d->blackholes,
 	       d->downs, d->slow);
+	printf("  lb %s, cc %s%s\n", c->lb->name, c->cc->name,
+	       c->assume_trimming ? ", assume trimming" : "");
 	printf("  %u messages; window %u, mss %u, ack every %u B, probe %u RTTs, ooo %u, "
 	       "rto %llu ns, pdcs %u (tx win %u, rx win %u), msgs %u/%u, ctrl %u, "
 	       "idle close %llu ns, %u EVs%s, cwnd %u B\n",
@@ -339,11 +422,23 @@ main(int argc, char **argv)
 			single = true;
 		} else if (strcmp(argv[a], "--list") == 0 && a + 1 < argc) {
 			list = argv[++a];
+		} else if (strcmp(argv[a], "--lb") == 0 && a + 1 < argc) {
+			pin_lb = uet_lb_find(argv[++a]);
+			if (pin_lb == NULL) {
+				fprintf(stderr, "--lb: unknown load balancer '%s'\n", argv[a]);
+				return 2;
+			}
+		} else if (strcmp(argv[a], "--cc") == 0 && a + 1 < argc) {
+			pin_cc = uet_cc_find(argv[++a]);
+			if (pin_cc == NULL) {
+				fprintf(stderr, "--cc: unknown congestion control '%s'\n", argv[a]);
+				return 2;
+			}
 		} else if (strcmp(argv[a], "-v") == 0) {
 			verbose = true;
 		} else {
 			fprintf(stderr, "usage: %s [--seeds N] [--first S] | --seed S [-v] | "
-				"--list S1,S2,...\n", argv[0]);
+				"--list S1,S2,... [--lb NAME] [--cc NAME]\n", argv[0]);
 			return 2;
 		}
 	}

@@ -266,7 +266,7 @@ trim_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 	return true;
 }
 
-static uint32_t lb_retx_calls, lb_calls, lb_nack_fb, lb_timeout_fb, lb_failure_fb;
+static uint32_t lb_retx_calls, lb_calls, lb_nack_fb, lb_timeout_fb, lb_failure_fb, lb_ack_fb;
 
 static int
 count_lb_init(void *st, const struct uet_lb_params *p, struct uet_prng *rng)
@@ -289,6 +289,11 @@ count_lb_fb(void *st, const struct uet_lb_feedback *fb)
 	lb_nack_fb += fb->kind == UET_LB_FB_NACK;
 	lb_timeout_fb += fb->kind == UET_LB_FB_TIMEOUT;
 	lb_failure_fb += fb->kind == UET_LB_FB_FAILURE;
+	lb_ack_fb += fb->kind == UET_LB_FB_ACK;
+	/* Only EVs of our own set ever reach the load balancer. */
+	if (fb->kind == UET_LB_FB_ACK || fb->kind == UET_LB_FB_NACK)
+		assert_true(fb->ev >= fb->p->ev_base &&
+			    (uint32_t)(fb->ev - fb->p->ev_base) < fb->p->ev_count);
 	return 0;
 }
 
@@ -300,19 +305,30 @@ static const struct uet_lb_ops count_lb = {
 	.feedback = count_lb_fb,
 };
 
+/* A duo whose endpoints use count_lb (counters zeroed) and the given
+ * filter; tweak, if not NULL, edits the config first. */
+static void
+counted_duo(struct duo *d, duo_filter_fn filter, void (*tweak)(struct uet_ep_config *))
+{
+	struct uet_ep_config c;
+
+	duo_config(&c);
+	c.lb = &count_lb;
+	if (tweak != NULL)
+		tweak(&c);
+	assert_int_equal(duo_init(d, &c), 0);
+	d->filter = filter;
+	lb_calls = lb_retx_calls = lb_nack_fb = lb_timeout_fb = lb_failure_fb = lb_ack_fb = 0;
+}
+
 static void
 test_trim_nack_retransmit(void **state)
 {
-	struct uet_ep_config c;
 	struct duo d;
 
 	(void)state;
-	duo_config(&c);
-	c.lb = &count_lb;
-	assert_int_equal(duo_init(&d, &c), 0);
-	d.filter = trim_filter;
+	counted_duo(&d, trim_filter, NULL);
 	trim_seen = 0;
-	lb_calls = lb_retx_calls = lb_nack_fb = lb_timeout_fb = 0;
 	assert_int_equal(duo_send(&d, &d.a, 7, 5 * 4096, 0), 0);
 	assert_true(duo_run(&d, 1000000));
 	assert_true(duo_msg_exact(&d.b, 7, 5 * 4096));
@@ -382,18 +398,18 @@ blackhole_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 }
 
 static void
+three_retries(struct uet_ep_config *c)
+{
+	c->max_rto_retx = 3;
+}
+
+static void
 test_rto_gives_up(void **state)
 {
-	struct uet_ep_config c;
 	struct duo d;
 
 	(void)state;
-	duo_config(&c);
-	c.max_rto_retx = 3;
-	c.lb = &count_lb;
-	assert_int_equal(duo_init(&d, &c), 0);
-	d.filter = blackhole_filter;
-	lb_timeout_fb = lb_failure_fb = 0;
+	counted_duo(&d, blackhole_filter, three_retries);
 	assert_int_equal(duo_send(&d, &d.a, 8, 3 * 4096, 0), 0);
 	assert_int_equal(duo_send(&d, &d.a, 9, 10, 0), 0);
 	assert_true(duo_run(&d, 100000000));
@@ -437,20 +453,21 @@ slow_then_lost_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 	return true;
 }
 
+/* Leave losses to the RTO. */
+static void
+no_probes(struct uet_ep_config *c)
+{
+	c->probe_rtts = 0;
+}
+
 static void
 rto_after(bool high_rtts, uint32_t want_failures)
 {
-	struct uet_ep_config c;
 	struct duo d;
 
-	duo_config(&c);
-	c.lb = &count_lb;
-	c.probe_rtts = 0; /* leave the loss to the RTO */
-	assert_int_equal(duo_init(&d, &c), 0);
-	d.filter = slow_then_lost_filter;
+	counted_duo(&d, slow_then_lost_filter, no_probes);
 	slow_then_lost_drops = 0;
 	slow_then_lost_delay = high_rtts;
-	lb_timeout_fb = lb_failure_fb = 0;
 	assert_int_equal(duo_send(&d, &d.a, 5, 20 * 4096, 0), 0);
 	assert_true(duo_run(&d, 100000000));
 	assert_true(duo_msg_exact(&d.b, 5, 20 * 4096));
@@ -470,6 +487,34 @@ test_rto_classified_by_recent_max_rtt(void **state)
 	rto_after(true, 0);
 	/* RTTs at the base: a dead path. */
 	rto_after(false, 1);
+}
+
+/* ACKs come back with a source port outside the sender's EV set. */
+static bool
+foreign_ev_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (!a_to_b)
+		p->meta.ev = 1000;
+	return true;
+}
+
+static void
+test_foreign_ev_not_fed_to_lb(void **state)
+{
+	struct duo d;
+
+	(void)state;
+	counted_duo(&d, foreign_ev_filter, NULL);
+	assert_int_equal(duo_send(&d, &d.a, 3, 8 * 4096, 0), 0);
+	assert_true(duo_run(&d, 1000000));
+	assert_true(duo_msg_exact(&d.b, 3, 8 * 4096));
+	/* The ACKs still acknowledge; the LB hears of none of them. */
+	assert_int_equal(d.a.tx_done_ok, 1);
+	assert_true(st(&d.a)->rx_ack_pkts >= 1);
+	assert_true(st(&d.a)->rx_foreign_ev >= 1);
+	assert_int_equal(lb_ack_fb, 0);
+	duo_fini(&d);
 }
 
 static bool
@@ -1000,6 +1045,7 @@ main(void)
 		cmocka_unit_test(test_trim_nack_retry_limit),
 		cmocka_unit_test(test_rto_gives_up),
 		cmocka_unit_test(test_rto_classified_by_recent_max_rtt),
+		cmocka_unit_test(test_foreign_ev_not_fed_to_lb),
 		cmocka_unit_test(test_ack_path_dead_gives_up),
 		cmocka_unit_test(test_probe_recovery_gives_up),
 		cmocka_unit_test(test_zero_length_and_pools),
