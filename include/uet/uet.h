@@ -276,6 +276,11 @@ int uet_ep_read_pkt(struct uet_ep *ep, const struct uet_rx_meta *meta,
 int uet_ep_write_pkt(struct uet_ep *ep, uint8_t *buf, size_t cap,
 		     struct uet_tx_meta *meta, uint64_t now_ns);
 
+/* false when uet_ep_write_pkt() would return 0 now (nothing in the control
+ * queue, no PDC ready to send): lets an I/O loop skip the buffer it would
+ * have handed over. true does not promise a packet. */
+bool uet_ep_may_write(const struct uet_ep *ep);
+
 /* Earliest time handle_timeout has work, UINT64_MAX if none. */
 uint64_t uet_ep_next_deadline(const struct uet_ep *ep);
 

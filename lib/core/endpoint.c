@@ -533,6 +533,12 @@ uet_ep_write_pkt(struct uet_ep *ep, uint8_t *buf, size_t cap, struct uet_tx_meta
 	return 0;
 }
 
+bool
+uet_ep_may_write(const struct uet_ep *ep)
+{
+	return ep->cq_len > 0 || ep->rdy_head != NONE32;
+}
+
 uint64_t
 uet_ep_next_deadline(const struct uet_ep *ep)
 {

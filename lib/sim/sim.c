@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Discrete-event network simulator: engine, ports and queues, switching,
- * faults, host glue around the sans-I/O endpoint, and topology builders.
- * See sim.h for the model.
+ * faults, host glue around the sans-I/O endpoint. Topology builders and
+ * routing are in topo.c, scheduled failures in fail.c. See sim.h for the
+ * model, doc/sim.md for its figures.
  */
-#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-#include "base/prng.h"
 #include "net/pcapw.h"
-#include "sim/sim.h"
+#include "sim/sim_int.h"
 #include "uet/wire.h"
 
 /* Preamble + SFD (8), FCS (4) and inter-frame gap (12): bytes a frame
@@ -21,128 +21,96 @@
  * receiver can still name the PSN (UET trims to at least MIN_TRIM_SIZE). */
 #define TRIM_LEN (UET_FRAME_HDR_LEN + UET_DATA_HDR_LEN)
 
-enum node_kind { NODE_HOST = 0, NODE_SWITCH = 1 };
-
-struct sim_pkt {
-	struct sim_pkt *next;
-	uint32_t len;
-	uint8_t cls; /* 0: control and trimmed headers, 1: data */
-	uint8_t corrupted;
-	uint8_t data[];
-};
-
-struct pktq {
-	struct sim_pkt *head, *tail;
-	uint64_t bytes;
-};
-
-struct sim_node {
-	uint8_t kind;
-	uint32_t idx;         /* host or switch index */
-	uint32_t first_port;  /* its ports are contiguous in s->ports */
-	uint32_t nports;
-	uint64_t seed;        /* switch ECMP hash seed */
-	uint32_t *rt_first;   /* switch: per destination host, into rt_ports */
-	uint16_t *rt_cnt;
-};
-
-struct sim_port {
-	struct sim *s;
-	struct sim_node *node;
-	struct sim_port *peer;
-	uint32_t gidx;
-	uint64_t rate_bps;
-	uint64_t lat_ps;      /* link latency + switch latency at the far end */
-	uint64_t buf_bytes, kmin, kmax;
-	bool trim;
-	bool busy;
-	bool up;
-	struct pktq q[2];
-	struct sim_fault fault;
-	struct sim_port_stats st;
-};
-
-struct sim_host {
-	struct sim_node *node;
-	struct sim_port *port;
-	struct uet_ep *ep;
-	uint32_t ip;
-	uint8_t mac[6];
-	uint16_t ip_id;
-	bool timer_armed;
-	uint64_t timer_at;
-	uint64_t timer_gen;
-	struct uet_pcap *pcap;
-	struct sim_host_stats st;
-};
-
-struct sim_ev {
-	uint64_t t;
-	uint64_t seq;
-	sim_fn fn;
-	void *a;
-	uint64_t b;
-};
-
-struct sim {
-	struct sim_config cfg;
-	struct uet_prng rng;
-	uint64_t now;
-	uint64_t seq;
-	struct sim_ev *heap;
-	uint64_t heap_n, heap_cap;
-	uint64_t events_run;
-
-	uint32_t frame_cap;
-	struct sim_pkt *free_pkts;
-	void **chunks;
-	uint32_t n_chunks, cap_chunks;
-
-	struct sim_node *nodes;
-	uint32_t n_nodes;
-	struct sim_port *ports;
-	uint32_t n_ports;
-	struct sim_host *hosts;
-	uint32_t n_hosts;
-	uint32_t *rt_ports;
-	uint32_t leaves, spines, hpl;
-	uint32_t ip_base;
-	uint64_t switch_drops;
-	sim_fill_fn fill;
-	void *fill_ctx;
-};
-
 /* ------------------------------------------------------------------ */
 /* engine                                                              */
 
 static inline bool
-ev_less(const struct sim_ev *x, const struct sim_ev *y)
+key_less(const struct sim_evkey *x, const struct sim_evkey *y)
 {
-	return x->t < y->t || (x->t == y->t && x->seq < y->seq);
+	return x->t < y->t || (x->t == y->t && x->k < y->k);
+}
+
+static int
+key_cmp(const void *a, const void *b)
+{
+	const struct sim_evkey *x = a, *y = b;
+
+	return key_less(x, y) ? -1 : key_less(y, x);
+}
+
+/*
+ * 2^40 events in one run (days of wall time) would run the sequence
+ * numbers out: renumber the pending events in their order instead. A
+ * sorted array is a heap, so sorting is all it takes.
+ */
+static void
+ev_renumber(struct sim *s)
+{
+	uint64_t i;
+
+	qsort(s->heap, s->heap_n, sizeof(*s->heap), key_cmp);
+	for (i = 0; i < s->heap_n; i++)
+		s->heap[i].k = i << EV_SLOT_BITS | (s->heap[i].k & ((1u << EV_SLOT_BITS) - 1));
+	s->seq = s->heap_n;
+}
+
+static void
+ev_grow(struct sim *s)
+{
+	uint64_t nc = s->heap_cap ? s->heap_cap * 2 : 4096, i;
+	uint8_t *mem;
+	struct sim_ev *ns;
+	uint32_t *nf;
+
+	/* Slots are indices in EV_SLOT_BITS: far more pending events than
+	 * any fabric holds (each is a packet in flight, a busy port or a
+	 * host timer). */
+	if (nc > (1u << EV_SLOT_BITS))
+		abort();
+	mem = aligned_alloc(64, (size_t)(nc + 4) * sizeof(struct sim_evkey));
+	ns = realloc(s->slots, nc * sizeof(*ns));
+	if (ns != NULL)
+		s->slots = ns;
+	nf = realloc(s->free_slots, nc * sizeof(*nf));
+	if (nf != NULL)
+		s->free_slots = nf;
+	if (mem == NULL || ns == NULL || nf == NULL)
+		abort();
+	/* Node 0 at mem + 3 keys: then the children of node i, 4i+1 ..
+	 * 4i+4, start on a cache line. */
+	if (s->heap_n > 0)
+		memcpy(mem + 3 * sizeof(struct sim_evkey), s->heap, s->heap_n * sizeof(*s->heap));
+	free(s->heap_mem);
+	s->heap_mem = mem;
+	s->heap = (struct sim_evkey *)(void *)mem + 3;
+	for (i = nc; i > s->heap_cap; i--)
+		s->free_slots[s->n_free_slots++] = (uint32_t)(i - 1);
+	s->heap_cap = nc;
+	s->cap_slots = (uint32_t)nc;
 }
 
 void
 sim_at(struct sim *s, uint64_t t, sim_fn fn, void *a, uint64_t b)
 {
-	struct sim_ev e = { .t = t < s->now ? s->now : t, .seq = s->seq++, .fn = fn,
-			    .a = a, .b = b };
+	struct sim_evkey e;
+	uint32_t slot;
 	uint64_t i;
 
-	if (s->heap_n == s->heap_cap) {
-		uint64_t nc = s->heap_cap ? s->heap_cap * 2 : 4096;
-		struct sim_ev *nh = realloc(s->heap, nc * sizeof(*nh));
-
-		assert(nh != NULL);
-		if (nh == NULL)
-			abort();
-		s->heap = nh;
-		s->heap_cap = nc;
-	}
+	if (s->heap_n == s->heap_cap)
+		ev_grow(s);
+	if (s->seq >= EV_SEQ_LIMIT)
+		ev_renumber(s);
+	slot = s->free_slots[--s->n_free_slots];
+	s->slots[slot].fn = fn;
+	s->slots[slot].a = a;
+	s->slots[slot].b = b;
+	e.t = t < s->now ? s->now : t;
+	e.k = s->seq++ << EV_SLOT_BITS | slot;
 	i = s->heap_n++;
 	while (i > 0) {
-		uint64_t p = (i - 1) / 2;
+		uint64_t p = (i - 1) / 4;
 
-		if (!ev_less(&e, &s->heap[p]))
+		if (!key_less(&e, &s->heap[p]))
 			break;
 		s->heap[i] = s->heap[p];
 		i = p;
@@ -150,30 +118,39 @@ sim_at(struct sim *s, uint64_t t, sim_fn fn, void *a, uint64_t b)
 	s->heap[i] = e;
 }
 
+/* Take the earliest event off the queue; the caller runs it. */
 static struct sim_ev
-ev_pop(struct sim *s)
+ev_pop(struct sim *s, uint64_t *t)
 {
-	struct sim_ev top = s->heap[0], last = s->heap[--s->heap_n];
+	struct sim_evkey last = s->heap[--s->heap_n];
+	uint32_t slot = (uint32_t)(s->heap[0].k & ((1u << EV_SLOT_BITS) - 1));
 	uint64_t i = 0, n = s->heap_n;
 
+	*t = s->heap[0].t;
 	for (;;) {
-		uint64_t l = 2 * i + 1, r = l + 1, m = i;
-		const struct sim_ev *best = &last;
+		uint64_t c = 4 * i + 1, m = i, j, end = c + 4 < n ? c + 4 : n;
+		const struct sim_evkey *best = &last;
 
-		if (l < n && ev_less(&s->heap[l], best)) {
-			m = l;
-			best = &s->heap[l];
+		for (j = c; j < end; j++) {
+			if (key_less(&s->heap[j], best)) {
+				m = j;
+				best = &s->heap[j];
+			}
 		}
-		if (r < n && ev_less(&s->heap[r], best))
-			m = r;
 		if (m == i)
 			break;
 		s->heap[i] = s->heap[m];
 		i = m;
 	}
-	if (n > 0)
+	if (n > 0) {
 		s->heap[i] = last;
-	return top;
+		/* The next event's payload was written long before it runs:
+		 * fetch it while this one runs (12% faster in A/B runs of
+		 * bench_sim, doc/sim.md). */
+		__builtin_prefetch(&s->slots[s->heap[0].k & ((1u << EV_SLOT_BITS) - 1)]);
+	}
+	s->free_slots[s->n_free_slots++] = slot;
+	return s->slots[slot];
 }
 
 uint64_t
@@ -182,9 +159,8 @@ sim_run_until(struct sim *s, uint64_t t)
 	uint64_t n = 0;
 
 	while (s->heap_n > 0 && s->heap[0].t <= t) {
-		struct sim_ev e = ev_pop(s);
+		struct sim_ev e = ev_pop(s, &s->now);
 
-		s->now = e.t;
 		e.fn(s, e.a, e.b);
 		n++;
 	}
@@ -198,9 +174,8 @@ bool
 sim_run_drain(struct sim *s, uint64_t t)
 {
 	while (s->heap_n > 0 && s->heap[0].t <= t) {
-		struct sim_ev e = ev_pop(s);
+		struct sim_ev e = ev_pop(s, &s->now);
 
-		s->now = e.t;
 		e.fn(s, e.a, e.b);
 		s->events_run++;
 	}
@@ -234,48 +209,78 @@ sim_events_pending(const struct sim *s)
 /* ------------------------------------------------------------------ */
 /* packets                                                             */
 
+static size_t
+chunk_bytes(const struct sim *s)
+{
+	size_t desc = (PKTS_PER_CHUNK * sizeof(struct sim_pkt) + 63) & ~(size_t)63;
+
+	return desc + (size_t)PKTS_PER_CHUNK * s->data_bytes;
+}
+
+/*
+ * Grow the pool by one chunk: descriptors then frame buffers. Anonymous
+ * memory comes zeroed, so the bytes of a payload nobody filled are still
+ * deterministic; transparent huge pages (where the kernel has them) cut
+ * the page faults and TLB misses of a pool that reaches hundreds of MB.
+ */
+static void
+pool_grow(struct sim *s)
+{
+	size_t desc = (PKTS_PER_CHUNK * sizeof(struct sim_pkt) + 63) & ~(size_t)63;
+	struct sim_pkt **fs;
+	struct sim_pkt *d;
+	uint8_t *chunk;
+	uint32_t i;
+
+	if (s->n_chunks == s->cap_chunks) {
+		uint32_t nc = s->cap_chunks ? s->cap_chunks * 2 : 16;
+		void **n = realloc(s->chunks, nc * sizeof(*n));
+
+		if (n == NULL)
+			abort();
+		s->chunks = n;
+		s->cap_chunks = nc;
+	}
+	/* Room on the free stack for every packet of the pool. */
+	fs = realloc(s->free_pkts, (size_t)(s->n_chunks + 1) * PKTS_PER_CHUNK * sizeof(*fs));
+	if (fs == NULL)
+		abort();
+	chunk = mmap(NULL, chunk_bytes(s), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	if (chunk == MAP_FAILED)
+		abort();
+#ifdef MADV_HUGEPAGE
+	(void)madvise(chunk, chunk_bytes(s), MADV_HUGEPAGE);
+#endif
+	s->free_pkts = fs;
+	s->chunks[s->n_chunks++] = chunk;
+	d = (struct sim_pkt *)chunk;
+	for (i = 0; i < PKTS_PER_CHUNK; i++) {
+		struct sim_pkt *p = &d[PKTS_PER_CHUNK - 1 - i];
+
+		p->data = chunk + desc + (size_t)(PKTS_PER_CHUNK - 1 - i) * s->data_bytes;
+		s->free_pkts[s->n_free++] = p;
+	}
+}
+
 static struct sim_pkt *
 pkt_alloc(struct sim *s)
 {
 	struct sim_pkt *p;
 
-	if (s->free_pkts == NULL) {
-		size_t sz = sizeof(struct sim_pkt) + s->frame_cap;
-		uint8_t *chunk;
-		uint32_t i;
-
-		sz = (sz + 63) & ~(size_t)63;
-		if (s->n_chunks == s->cap_chunks) {
-			uint32_t nc = s->cap_chunks ? s->cap_chunks * 2 : 16;
-			void **n = realloc(s->chunks, nc * sizeof(*n));
-
-			if (n == NULL)
-				abort();
-			s->chunks = n;
-			s->cap_chunks = nc;
-		}
-		chunk = calloc(PKTS_PER_CHUNK, sz);
-		if (chunk == NULL)
-			abort();
-		s->chunks[s->n_chunks++] = chunk;
-		for (i = 0; i < PKTS_PER_CHUNK; i++) {
-			p = (struct sim_pkt *)(chunk + i * sz);
-			p->next = s->free_pkts;
-			s->free_pkts = p;
-		}
-	}
-	p = s->free_pkts;
-	s->free_pkts = p->next;
+	if (s->n_free == 0)
+		pool_grow(s);
+	p = s->free_pkts[--s->n_free];
 	p->next = NULL;
 	p->corrupted = 0;
+	p->dst_host = UINT32_MAX;
 	return p;
 }
 
 static void
 pkt_free(struct sim *s, struct sim_pkt *p)
 {
-	p->next = s->free_pkts;
-	s->free_pkts = p;
+	s->free_pkts[s->n_free++] = p;
 }
 
 static void
@@ -309,6 +314,14 @@ q_pop(struct pktq *q)
 /* ports                                                               */
 
 static void port_try_send(struct sim *s, struct sim_port *p);
+
+/* A packet lost to a failure (blackhole, link or switch down) at port p. */
+static inline void
+drop_down(struct sim *s, struct sim_port *p)
+{
+	p->st.drops_down++;
+	p->st.last_drop_ns = s->now / 1000;
+}
 static struct sim_pkt *host_pull(struct sim *s, struct sim_host *h);
 static void node_receive(struct sim *s, void *port, uint64_t pkt);
 
@@ -372,6 +385,27 @@ corrupt(struct sim *s, struct sim_pkt *pkt)
 	pkt->corrupted = 1;
 }
 
+/*
+ * A frame of len bytes plus its 4 B FCS survives bit errors with
+ * probability keep8^(len + 4), keep8 = (1 - ber)^8; a hit fails the FCS at
+ * the next hop, which drops it. Square-and-multiply: no libm, ~15
+ * multiplications, and only on ports with a bit error ratio.
+ */
+static bool
+ber_hit(struct sim *s, const struct sim_port *p, uint32_t len)
+{
+	double keep = 1.0, b = p->ber_keep8;
+	uint32_t n = len + 4;
+
+	while (n != 0) {
+		if (n & 1)
+			keep *= b;
+		b *= b;
+		n >>= 1;
+	}
+	return uet_prng_unit(&s->rng) >= keep;
+}
+
 static void
 port_try_send(struct sim *s, struct sim_port *p)
 {
@@ -399,13 +433,20 @@ port_try_send(struct sim *s, struct sim_port *p)
 	p->st.tx_bytes += pkt->len;
 	p->st.last_tx_ns = s->now / 1000;
 
-	if (!p->up || p->fault.blackhole) {
-		p->st.drops_down++;
+	if (!p->up || p->failed || p->fault.blackhole) {
+		drop_down(s, p);
 		pkt_free(s, pkt);
 		return;
 	}
 	if (uet_prng_chance_ppm(&s->rng, p->fault.loss_ppm)) {
 		p->st.drops_fault++;
+		pkt_free(s, pkt);
+		return;
+	}
+	/* Drawn only when configured, so that fabrics without bit errors
+	 * keep the random stream (and so the results) they always had. */
+	if (p->fault.ber > 0 && ber_hit(s, p, pkt->len)) {
+		p->st.drops_ber++;
 		pkt_free(s, pkt);
 		return;
 	}
@@ -425,7 +466,10 @@ port_try_send(struct sim *s, struct sim_port *p)
 			c = pkt_alloc(s);
 			c->len = pkt->len;
 			c->cls = pkt->cls;
+			c->dcls = pkt->dcls;
 			c->corrupted = pkt->corrupted;
+			c->dst_host = pkt->dst_host;
+			c->key = pkt->key;
 			memcpy(c->data, pkt->data, pkt->len);
 		}
 		if (uet_prng_chance_ppm(&s->rng, p->fault.corrupt_ppm) && !c->corrupted) {
@@ -442,7 +486,17 @@ port_try_send(struct sim *s, struct sim_port *p)
 static void
 port_enqueue(struct sim *s, struct sim_port *p, struct sim_pkt *pkt)
 {
-	pkt->cls = classify(s, pkt);
+	/* A failed link is a blackhole for whatever is routed to it, at
+	 * once: no queue builds in front of a dead port. */
+	if (p->failed) {
+		drop_down(s, p);
+		pkt_free(s, pkt);
+		return;
+	}
+	/* The class follows the DSCP, which only a trim changes (and sets
+	 * dcls with it): intact packets from our hosts carry it, raw and
+	 * corrupted frames are classified from their header as ever. */
+	pkt->cls = pkt->dst_host == UINT32_MAX || pkt->corrupted ? classify(s, pkt) : pkt->dcls;
 	if (pkt->cls == 1 && p->q[1].bytes + pkt->len > p->buf_bytes) {
 		if (!p->trim || pkt->len <= TRIM_LEN) {
 			p->st.drops_queue++;
@@ -456,6 +510,7 @@ port_enqueue(struct sim *s, struct sim_port *p, struct sim_pkt *pkt)
 							    ? s->cfg.dscp.trimmed_lasthop
 							    : s->cfg.dscp.trimmed);
 		pkt->cls = 0;
+		pkt->dcls = 0;
 		p->st.trims++;
 	}
 	/* Headers and control get twice the data buffer (htsim's composite
@@ -475,38 +530,122 @@ port_enqueue(struct sim *s, struct sim_port *p, struct sim_pkt *pkt)
 /* switching                                                           */
 
 static void
-switch_forward(struct sim *s, struct sim_node *n, struct sim_pkt *pkt)
+switch_drop(struct sim *s, struct sim_pkt *pkt)
 {
+	s->switch_drops++;
+	pkt_free(s, pkt);
+}
+
+/* The 5-tuple hash of one switch: a new UDP source port (EV) picks a new
+ * path, as on a real switch. */
+static inline uint64_t
+ecmp_key(uint32_t src_ip, uint32_t dst_ip, uint32_t ports, uint8_t proto)
+{
+	return ((uint64_t)src_ip << 32) ^ dst_ip ^ ((uint64_t)ports << 17) ^ proto;
+}
+
+/*
+ * The egress port of switch n for destination host (UINT32_MAX: none).
+ * A ToR reaches its own hosts directly; everything else goes by the
+ * (switch, destination ToR) group that routing computed (topo.c).
+ */
+static inline uint32_t
+route_port(const struct sim *s, const struct sim_node *n, uint32_t host, uint64_t key)
+{
+	uint32_t tor = host / s->hpt;
+	const struct sim_grp *g;
+
+	if (n->idx == tor) {
+		uint32_t pi = n->first_port + (host - tor * s->hpt);
+
+		return s->ports[pi].routed ? pi : UINT32_MAX;
+	}
+	g = &s->grp[s->rt[(size_t)n->idx * s->n_tors + tor]];
+	if (g->cnt == 1)
+		return s->grp_ports[g->first];
+	if (g->cnt == 0)
+		return UINT32_MAX;
+	return s->grp_ports[g->first + (uint32_t)(uet_mix64(n->seed ^ key) % g->cnt)];
+}
+
+static void
+switch_forward(struct sim *s, struct sim_port *in, struct sim_pkt *pkt)
+{
+	const struct sim_node *n = in->node;
 	const uint8_t *ip = pkt->data + UET_ETH_HLEN;
-	uint32_t dst, host, first, cnt, pi;
+	uint32_t dst, host, pi;
+	uint64_t key;
 
-	if (pkt->len < UET_FRAME_HDR_LEN ||
-	    uet_get_be16(pkt->data + 12) != UET_ETHERTYPE_IPV4 ||
-	    uet_csum_fold(uet_csum_partial(ip, UET_IPV4_HLEN, 0)) != 0xffff) {
-		s->switch_drops++;
+	if (n->down) {
+		drop_down(s, in->peer);
 		pkt_free(s, pkt);
 		return;
 	}
-	dst = uet_get_be32(ip + 16);
-	host = dst - s->ip_base;
-	if (host >= s->n_hosts) {
-		s->switch_drops++;
-		pkt_free(s, pkt);
-		return;
-	}
-	first = n->rt_first[host];
-	cnt = n->rt_cnt[host];
-	if (cnt == 1) {
-		pi = s->rt_ports[first];
+	if (pkt->dst_host != UINT32_MAX && !pkt->corrupted) {
+		/* Built by a host here and intact since: its header checksum
+		 * is right and the descriptor says where it goes. */
+		host = pkt->dst_host;
+		key = pkt->key;
 	} else {
-		/* ECMP over the 5-tuple: a new UDP source port (EV) picks a
-		 * new path, as on a real switch. */
-		uint64_t k = n->seed ^ ((uint64_t)uet_get_be32(ip + 12) << 32) ^ dst;
-
-		k = uet_mix64(k ^ ((uint64_t)uet_get_be32(ip + 20) << 17) ^ ip[9]);
-		pi = s->rt_ports[first + (uint32_t)(k % cnt)];
+		if (pkt->len < UET_FRAME_HDR_LEN ||
+		    uet_get_be16(pkt->data + 12) != UET_ETHERTYPE_IPV4 ||
+		    uet_csum_fold(uet_csum_partial(ip, UET_IPV4_HLEN, 0)) != 0xffff) {
+			switch_drop(s, pkt);
+			return;
+		}
+		dst = uet_get_be32(ip + 16);
+		host = dst - s->ip_base;
+		if (host >= s->n_hosts) {
+			switch_drop(s, pkt);
+			return;
+		}
+		key = ecmp_key(uet_get_be32(ip + 12), dst, uet_get_be32(ip + 20), ip[9]);
+	}
+	pi = route_port(s, n, host, key);
+	if (pi == UINT32_MAX) {
+		in->st.drops_noroute++;
+		switch_drop(s, pkt);
+		return;
 	}
 	port_enqueue(s, &s->ports[pi], pkt);
+}
+
+struct sim_port *
+sim_route(struct sim *s, uint32_t sw, uint32_t src_ip, uint32_t dst_ip, uint16_t sport,
+	  uint16_t dport)
+{
+	uint32_t host = dst_ip - s->ip_base, pi;
+
+	if (sw >= s->n_sw || host >= s->n_hosts)
+		return NULL;
+	pi = route_port(s, &s->nodes[s->n_hosts + sw], host,
+			ecmp_key(src_ip, dst_ip, ((uint32_t)sport << 16) | dport, UET_IPPROTO_UDP));
+	return pi == UINT32_MAX ? NULL : &s->ports[pi];
+}
+
+uint32_t
+sim_trace(struct sim *s, uint32_t src, uint32_t dst, uint16_t ev, struct sim_port **out,
+	  uint32_t cap)
+{
+	struct sim_port *p;
+	uint32_t hops = 0, limit = 2 * 3 + 2;
+
+	if (src >= s->n_hosts || dst >= s->n_hosts)
+		return 0;
+	p = s->hosts[src].port;
+	for (;;) {
+		if (hops < cap)
+			out[hops] = p;
+		hops++;
+		if (p->peer->node->kind == NODE_HOST)
+			return p->peer->node->idx == dst ? hops : 0;
+		if (hops >= limit)
+			return 0;
+		p = sim_route(s, p->peer->node->idx, s->hosts[src].ip, s->hosts[dst].ip, ev,
+			      UET_UDP_PORT);
+		if (p == NULL)
+			return 0;
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -554,8 +693,8 @@ host_after(struct sim *s, struct sim_host *h)
 	host_timer_arm(s, h);
 }
 
-static void
-mac_of(uint32_t ip, uint8_t *mac)
+void
+sim_mac_of(uint32_t ip, uint8_t *mac)
 {
 	mac[0] = 0x02;
 	mac[1] = 0x00;
@@ -582,7 +721,7 @@ host_pull(struct sim *s, struct sim_host *h)
 	if (m.payload_len > 0 && !m.payload_filled && s->fill != NULL)
 		s->fill(s->fill_ctx, &m, pkt->data + UET_FRAME_HDR_LEN + m.hdr_len);
 	memcpy(tx.src_mac, h->mac, 6);
-	mac_of(m.dst_ip, tx.dst_mac);
+	sim_mac_of(m.dst_ip, tx.dst_mac);
 	tx.src_ip = h->ip;
 	tx.dst_ip = m.dst_ip;
 	tx.sport = m.ev;
@@ -591,8 +730,15 @@ host_pull(struct sim *s, struct sim_host *h)
 	tx.ecn = m.ecn_capable ? UET_ECN_ECT0 : UET_ECN_NOT_ECT;
 	tx.ttl = 64;
 	tx.ip_id = h->ip_id++;
-	pkt->len = (uint32_t)uet_frame_encap(pkt->data, s->frame_cap, &tx, (size_t)n, true);
+	pkt->len = (uint32_t)uet_frame_encap(pkt->data, s->frame_cap, &tx, (size_t)n,
+					     !s->cfg.no_udp_csum);
 	pkt->cls = 1;
+	pkt->dcls = classify(s, pkt);
+	pkt->dst_host = m.dst_ip - s->ip_base;
+	if (pkt->dst_host >= s->n_hosts)
+		pkt->dst_host = UINT32_MAX; /* let the switch judge it */
+	pkt->key = ecmp_key(tx.src_ip, tx.dst_ip, ((uint32_t)tx.sport << 16) | tx.dport,
+			    UET_IPPROTO_UDP);
 	h->st.tx_frames++;
 	if (h->pcap != NULL)
 		uet_pcap_write(h->pcap, sim_now_ns(s), pkt->data, pkt->len);
@@ -609,6 +755,7 @@ host_receive(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 	int rc;
 
 	h->st.rx_frames++;
+	h->st.last_rx_ps = s->now;
 	if (h->pcap != NULL)
 		uet_pcap_write(h->pcap, sim_now_ns(s), pkt->data, pkt->len);
 	rc = uet_frame_decap(pkt->data, pkt->len, &r, UET_FRAME_VERIFY_CSUM);
@@ -617,6 +764,12 @@ host_receive(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 			h->st.rx_csum_drops++;
 		else
 			h->st.rx_other_drops++;
+		pkt_free(s, pkt);
+		return;
+	}
+	if (s->cfg.no_udp_csum && pkt->corrupted) {
+		/* What the UDP checksum would have caught (sim.h). */
+		h->st.rx_csum_drops++;
 		pkt_free(s, pkt);
 		return;
 	}
@@ -647,7 +800,7 @@ node_receive(struct sim *s, void *a, uint64_t b)
 	if (in->node->kind == NODE_HOST)
 		host_receive(s, &s->hosts[in->node->idx], pkt);
 	else
-		switch_forward(s, in->node, pkt);
+		switch_forward(s, in, pkt);
 }
 
 int
@@ -698,6 +851,20 @@ sim_host_stats(const struct sim *s, uint32_t host)
 	return &s->hosts[host].st;
 }
 
+int
+sim_host_send_raw(struct sim *s, uint32_t host, const uint8_t *frame, uint32_t len)
+{
+	struct sim_pkt *pkt;
+
+	if (host >= s->n_hosts || len > s->frame_cap || len < UET_FRAME_HDR_LEN)
+		return UET_ERR_INVAL;
+	pkt = pkt_alloc(s);
+	memcpy(pkt->data, frame, len);
+	pkt->len = len;
+	port_enqueue(s, s->hosts[host].port, pkt);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* construction                                                        */
 
@@ -720,6 +887,7 @@ sim_create(const struct sim_config *c)
 	s->frame_cap = c->mtu_bytes ? c->mtu_bytes : 9216;
 	if (s->frame_cap < TRIM_LEN + 64)
 		s->frame_cap = TRIM_LEN + 64;
+	s->data_bytes = (s->frame_cap + 63) & ~63u;
 	uet_prng_seed(&s->rng, c->seed ^ 0x51e55eedULL);
 	s->ip_base = 0x0a000001;
 	return s;
@@ -734,23 +902,21 @@ sim_destroy(struct sim *s)
 		return;
 	for (i = 0; i < s->n_hosts; i++)
 		uet_ep_destroy(s->hosts[i].ep);
-	for (i = 0; i < s->n_nodes; i++) {
-		free(s->nodes[i].rt_first);
-		free(s->nodes[i].rt_cnt);
-	}
 	for (i = 0; i < s->n_chunks; i++)
-		free(s->chunks[i]);
+		munmap(s->chunks[i], chunk_bytes(s));
 	free(s->chunks);
-	free(s->rt_ports);
-	free(s->nodes);
-	free(s->ports);
-	free(s->hosts);
-	free(s->heap);
+	free(s->free_pkts);
+	sim_topo_free(s);
+	sim_fail_free(s);
+	free(s->heap_mem);
+	free(s->slots);
+	free(s->free_slots);
 	free(s);
 }
 
-static void
-port_init(struct sim *s, struct sim_port *p, struct sim_node *n, const struct sim_link_cfg *l)
+void
+sim_port_init(struct sim *s, struct sim_port *p, struct sim_node *n, const struct sim_link_cfg *l,
+	      enum sim_port_role role)
 {
 	p->s = s;
 	p->node = n;
@@ -761,10 +927,12 @@ port_init(struct sim *s, struct sim_port *p, struct sim_node *n, const struct si
 	p->kmax = l->ecn_kmax_bytes;
 	p->trim = l->trim;
 	p->up = true;
+	p->routed = true;
+	p->role = (uint8_t)role;
 }
 
-static void
-link_ports(struct sim_port *a, struct sim_port *b, uint64_t lat_ns, uint64_t sw_lat_ns)
+void
+sim_link_ports(struct sim_port *a, struct sim_port *b, uint64_t lat_ns, uint64_t sw_lat_ns)
 {
 	a->peer = b;
 	b->peer = a;
@@ -772,176 +940,32 @@ link_ports(struct sim_port *a, struct sim_port *b, uint64_t lat_ns, uint64_t sw_
 	b->lat_ps = sim_ps(lat_ns + (a->node->kind == NODE_SWITCH ? sw_lat_ns : 0));
 }
 
-int
-sim_build_leaf_spine(struct sim *s, const struct sim_leafspine_cfg *c)
+void
+sim_port_flush(struct sim *s, struct sim_port *p)
 {
-	uint32_t L = c->leaves, S = c->spines, H = c->hosts_per_leaf;
-	uint32_t nh = L * H, i, l, k, sp, pi = 0, rp = 0;
+	struct sim_pkt *pkt;
+	int c;
 
-	if (s->n_nodes != 0 || L == 0 || S == 0 || H == 0 || c->host_link.rate_bps == 0 ||
-	    c->fabric_link.rate_bps == 0 || nh > 0xffffff || S > 0xffff)
-		return UET_ERR_INVAL;
-	s->leaves = L;
-	s->spines = S;
-	s->hpl = H;
-	s->n_hosts = nh;
-	s->n_nodes = nh + L + S;
-	/* hosts: 1 port; leaves: H down + S up; spines: L down */
-	s->n_ports = nh + L * (H + S) + S * L;
-	s->nodes = calloc(s->n_nodes, sizeof(*s->nodes));
-	s->ports = calloc(s->n_ports, sizeof(*s->ports));
-	s->hosts = calloc(nh, sizeof(*s->hosts));
-	/* leaf routes: local hosts (1 each) + one uplink group; spines: L */
-	s->rt_ports = calloc((size_t)L * (H + S) + (size_t)S * L, sizeof(uint32_t));
-	if (s->nodes == NULL || s->ports == NULL || s->hosts == NULL || s->rt_ports == NULL)
-		return UET_ERR_NOMEM;
-
-	for (i = 0; i < s->n_nodes; i++) {
-		struct sim_node *n = &s->nodes[i];
-
-		n->kind = i < nh ? NODE_HOST : NODE_SWITCH;
-		n->idx = i < nh ? i : i - nh;
-		n->nports = i < nh ? 1 : i < nh + L ? H + S : L;
-		n->first_port = pi;
-		pi += n->nports;
-		if (n->kind == NODE_SWITCH) {
-			n->seed = uet_mix64(s->cfg.seed * 0x9e3779b97f4a7c15ULL + i);
-			n->rt_first = calloc(nh, sizeof(uint32_t));
-			n->rt_cnt = calloc(nh, sizeof(uint16_t));
-			if (n->rt_first == NULL || n->rt_cnt == NULL)
-				return UET_ERR_NOMEM;
+	for (c = 0; c < 2; c++) {
+		while ((pkt = q_pop(&p->q[c])) != NULL) {
+			drop_down(s, p);
+			pkt_free(s, pkt);
 		}
 	}
-	for (i = 0; i < nh; i++) {
-		struct sim_host *h = &s->hosts[i];
-
-		h->node = &s->nodes[i];
-		h->port = &s->ports[s->nodes[i].first_port];
-		h->ip = s->ip_base + i;
-		mac_of(h->ip, h->mac);
-		port_init(s, h->port, h->node, &c->host_link);
-	}
-	for (l = 0; l < L; l++) {
-		struct sim_node *leaf = &s->nodes[nh + l];
-		uint32_t up_first;
-
-		for (k = 0; k < H; k++) {
-			uint32_t host = l * H + k;
-			struct sim_port *down = &s->ports[leaf->first_port + k];
-
-			port_init(s, down, leaf, &c->host_link);
-			link_ports(s->hosts[host].port, down, c->host_link.lat_ns, c->switch_lat_ns);
-		}
-		for (sp = 0; sp < S; sp++)
-			port_init(s, &s->ports[leaf->first_port + H + sp], leaf, &c->fabric_link);
-		/* routes */
-		for (k = 0; k < H; k++)
-			s->rt_ports[rp + k] = leaf->first_port + k;
-		up_first = rp + H;
-		for (sp = 0; sp < S; sp++)
-			s->rt_ports[up_first + sp] = leaf->first_port + H + sp;
-		for (i = 0; i < nh; i++) {
-			if (i / H == l) {
-				leaf->rt_first[i] = rp + i % H;
-				leaf->rt_cnt[i] = 1;
-			} else {
-				leaf->rt_first[i] = up_first;
-				leaf->rt_cnt[i] = (uint16_t)S;
-			}
-		}
-		rp += H + S;
-	}
-	for (sp = 0; sp < S; sp++) {
-		struct sim_node *spine = &s->nodes[nh + L + sp];
-
-		for (l = 0; l < L; l++) {
-			struct sim_port *down = &s->ports[spine->first_port + l];
-			struct sim_port *up = &s->ports[s->nodes[nh + l].first_port + H + sp];
-
-			port_init(s, down, spine, &c->fabric_link);
-			link_ports(up, down, c->fabric_link.lat_ns, c->switch_lat_ns);
-			s->rt_ports[rp + l] = spine->first_port + l;
-		}
-		for (i = 0; i < nh; i++) {
-			spine->rt_first[i] = rp + i / H;
-			spine->rt_cnt[i] = 1;
-		}
-		rp += L;
-	}
-	return 0;
-}
-
-uint32_t
-sim_num_hosts(const struct sim *s)
-{
-	return s->n_hosts;
-}
-
-uint32_t
-sim_host_ip(const struct sim *s, uint32_t host)
-{
-	return s->ip_base + host;
-}
-
-uint32_t
-sim_host_of_ip(const struct sim *s, uint32_t ip)
-{
-	uint32_t h = ip - s->ip_base;
-
-	return h < s->n_hosts ? h : UINT32_MAX;
-}
-
-struct sim_port *
-sim_leaf_up(struct sim *s, uint32_t leaf, uint32_t spine)
-{
-	if (leaf >= s->leaves || spine >= s->spines)
-		return NULL;
-	return &s->ports[s->nodes[s->n_hosts + leaf].first_port + s->hpl + spine];
-}
-
-struct sim_port *
-sim_spine_down(struct sim *s, uint32_t spine, uint32_t leaf)
-{
-	if (leaf >= s->leaves || spine >= s->spines)
-		return NULL;
-	return &s->ports[s->nodes[s->n_hosts + s->leaves + spine].first_port + leaf];
-}
-
-struct sim_port *
-sim_host_port(struct sim *s, uint32_t host)
-{
-	return host < s->n_hosts ? s->hosts[host].port : NULL;
-}
-
-struct sim_port *
-sim_host_ingress(struct sim *s, uint32_t host)
-{
-	return host < s->n_hosts ? s->hosts[host].port->peer : NULL;
-}
-
-uint32_t
-sim_num_ports(const struct sim *s)
-{
-	return s->n_ports;
-}
-
-struct sim_port *
-sim_port_at(struct sim *s, uint32_t i)
-{
-	return i < s->n_ports ? &s->ports[i] : NULL;
-}
-
-bool
-sim_port_is_fabric(const struct sim_port *p)
-{
-	return p->node->kind == NODE_SWITCH && p->peer != NULL &&
-	       p->peer->node->kind == NODE_SWITCH;
 }
 
 void
 sim_port_set_fault(struct sim_port *p, const struct sim_fault *f)
 {
+	double keep = 1.0 - f->ber;
+
 	p->fault = *f;
+	if (!(f->ber > 0))
+		p->fault.ber = 0;
+	keep = keep < 0 ? 0 : keep;
+	keep *= keep;
+	keep *= keep;
+	p->ber_keep8 = keep * keep;
 }
 
 void
@@ -955,6 +979,12 @@ sim_port_set_rate(struct sim_port *p, uint64_t rate_bps)
 {
 	if (rate_bps > 0)
 		p->rate_bps = rate_bps;
+}
+
+uint64_t
+sim_port_rate_bps(const struct sim_port *p)
+{
+	return p->rate_bps;
 }
 
 void
@@ -1004,12 +1034,16 @@ sim_total_stats(const struct sim *s, struct sim_port_stats *o)
 		o->drops_queue += p->drops_queue;
 		o->drops_fault += p->drops_fault;
 		o->drops_down += p->drops_down;
+		o->drops_ber += p->drops_ber;
+		o->drops_noroute += p->drops_noroute;
 		o->dups += p->dups;
 		o->corrupts += p->corrupts;
 		if (p->max_queue_bytes > o->max_queue_bytes)
 			o->max_queue_bytes = p->max_queue_bytes;
 		if (p->last_tx_ns > o->last_tx_ns)
 			o->last_tx_ns = p->last_tx_ns;
+		if (p->last_drop_ns > o->last_drop_ns)
+			o->last_drop_ns = p->last_drop_ns;
 	}
 }
 
@@ -1017,4 +1051,24 @@ uint64_t
 sim_switch_drops(const struct sim *s)
 {
 	return s->switch_drops;
+}
+
+uint64_t
+sim_pool_pkts(const struct sim *s)
+{
+	return (uint64_t)s->n_chunks * PKTS_PER_CHUNK;
+}
+
+uint64_t
+sim_mem_bytes(const struct sim *s)
+{
+	return sizeof(*s) + s->heap_cap * (sizeof(struct sim_evkey) + sizeof(struct sim_ev) + 4) +
+	       sim_pool_pkts(s) * (sizeof(struct sim_pkt) + s->data_bytes + sizeof(void *)) +
+	       s->cap_chunks * sizeof(void *) +
+	       (uint64_t)s->n_nodes * sizeof(struct sim_node) +
+	       (uint64_t)s->n_ports * sizeof(struct sim_port) +
+	       (uint64_t)s->n_hosts * sizeof(struct sim_host) +
+	       (uint64_t)s->n_sw * s->n_tors * sizeof(uint32_t) +
+	       (uint64_t)s->n_grp * sizeof(struct sim_grp) +
+	       (uint64_t)s->n_grp_ports * sizeof(uint32_t);
 }

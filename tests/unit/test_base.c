@@ -13,6 +13,7 @@
 #include "base/hmap.h"
 #include "base/prng.h"
 #include "base/theap.h"
+#include "base/twheel.h"
 #include "uet/err.h"
 
 static void
@@ -220,6 +221,63 @@ test_strerror(void **state)
 	assert_string_equal(uet_strerror(-9999), "unknown error");
 }
 
+/* The timing wheel against a brute-force model: random arms, moves,
+ * cancels and clock jumps (small steps, a pause longer than a revolution,
+ * deadlines many revolutions out). Every id due fires exactly once, never
+ * early, and at the first expiry call at or after its deadline. */
+static void
+test_twheel_matches_model(void **state)
+{
+	enum { N = 64 };
+	uint64_t model[N]; /* UINT64_MAX = not armed */
+	struct uet_twheel w;
+	struct uet_prng r;
+	uint64_t now = 12345, step;
+	uint32_t i, id, fired = 0;
+
+	(void)state;
+	uet_prng_seed(&r, 77);
+	assert_int_equal(uet_twheel_init(&w, N, 100, 1000, now), 0);
+	assert_int_equal(w.mask, 127);
+	for (i = 0; i < N; i++)
+		model[i] = UINT64_MAX;
+	for (step = 0; step < 20000; step++) {
+		uint32_t op = (uint32_t)uet_prng_below(&r, 10), k;
+
+		id = (uint32_t)uet_prng_below(&r, N);
+		if (op < 5) {
+			uint64_t far = uet_prng_below(&r, 8) == 0 ? 5000000 : 200000;
+			uint64_t d = now - 3000 + uet_prng_below(&r, far);
+
+			uet_twheel_set(&w, id, d);
+			model[id] = d;
+		} else if (op == 5) {
+			uet_twheel_del(&w, id);
+			model[id] = UINT64_MAX;
+		} else {
+			now += uet_prng_below(&r, 50) == 0 ? 400000 + uet_prng_below(&r, 300000)
+							   : uet_prng_below(&r, 3000);
+			while (uet_twheel_pop(&w, now, &k)) {
+				assert_true(model[k] != UINT64_MAX);
+				assert_true(model[k] <= now);
+				model[k] = UINT64_MAX;
+				fired++;
+			}
+			for (k = 0; k < N; k++)
+				assert_true(model[k] == UINT64_MAX || model[k] > now);
+		}
+		for (k = 0, i = 0; k < N; k++)
+			i += model[k] != UINT64_MAX;
+		assert_int_equal(uet_twheel_count(&w), i);
+		assert_true(uet_twheel_armed(&w, id) == (model[id] != UINT64_MAX));
+	}
+	assert_true(fired > 1000);
+	uet_twheel_del(&w, N + 5); /* out of range: ignored */
+	uet_twheel_set(&w, N + 5, 0);
+	uet_twheel_fini(&w);
+	assert_int_equal(uet_twheel_init(&w, 0, 8, 1, 0), UET_ERR_INVAL);
+}
+
 int
 main(void)
 {
@@ -231,6 +289,7 @@ main(void)
 		cmocka_unit_test(test_hmap_basic),
 		cmocka_unit_test(test_hmap_churn_matches_model),
 		cmocka_unit_test(test_bitmap_ring),
+		cmocka_unit_test(test_twheel_matches_model),
 		cmocka_unit_test(test_strerror),
 	};
 

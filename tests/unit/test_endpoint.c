@@ -75,6 +75,38 @@ test_single_message(void **state)
 	duo_fini(&d);
 }
 
+/* uet_ep_may_write(): false when idle and once the window is full, true
+ * with data or control packets waiting; never false while write_pkt has a
+ * packet (duo_drain counts that over every test here). */
+static void
+test_may_write(void **state)
+{
+	struct uet_ep_config c;
+	uint8_t buf[DUO_MAX_PKT];
+	struct uet_tx_meta m;
+	struct duo d;
+	int n = 0;
+
+	(void)state;
+	duo_config(&c);
+	c.cc = uet_cc_find("fixed");
+	assert_int_equal(duo_init(&d, &c), 0);
+	assert_false(uet_ep_may_write(d.a.ep));
+	assert_int_equal(duo_send(&d, &d.a, 1, 4096 * 200, 0), 0);
+	assert_true(uet_ep_may_write(d.a.ep));
+	while (uet_ep_write_pkt(d.a.ep, buf, sizeof(buf), &m, d.now) > 0)
+		n++;
+	/* The window stopped it before the message's 200 packets. */
+	assert_true(n > 0 && n < 200);
+	assert_false(uet_ep_may_write(d.a.ep));
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 1, 4096 * 200));
+	assert_false(uet_ep_may_write(d.a.ep));
+	assert_false(uet_ep_may_write(d.b.ep));
+	assert_int_equal(d.may_write_lies, 0);
+	duo_fini(&d);
+}
+
 static void
 test_ack_coalescing(void **state)
 {
@@ -1036,6 +1068,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_single_message),
+		cmocka_unit_test(test_may_write),
 		cmocka_unit_test(test_ack_coalescing),
 		cmocka_unit_test(test_reorder_and_sack),
 		cmocka_unit_test(test_single_loss_probe_recovery),
