@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_CONF_H_
+#define UET_CONF_H_
+
+/*
+ * uet-perf options: one typed struct filled from defaults, then an INI file
+ * (--config FILE, read with iniparser), then the command line (getopt_long)
+ * on top. One table in conf.c lists every option once (long and short name,
+ * INI section.key, type, default, bounds, help); the parsers, --help,
+ * doc/options.md and the config hash all come from it.
+ *
+ * Errors name their source precisely:
+ *   INI: "FILE:LINE: key 'section.key': <what is wrong>"
+ *   CLI: "option '--size': <what is wrong>"
+ * and every parser returns UET_CONF_EBAD for them; uet-perf then exits with
+ * UET_CONF_EXIT_USAGE (2). No input crashes a parser.
+ *
+ * INI format: "[section]" lines and "key = value" lines (';' or '#' start a
+ * comment; quote values that contain them). A key may appear once; the
+ * repeatable options (endpoint, neighbor, fail_ev_at, exec_at) repeat with a
+ * suffix: "fail_ev_at.1 = ...", "fail_ev_at.spine = ...", in file order.
+ * A "[hosts]" section in a --config file is a hosts list (see
+ * uet_perf_hosts_load) and implies --hosts FILE. Relative input paths in a
+ * file (hosts, cm) are relative to that file's directory.
+ *
+ * Precedence: the command line beats the file. A repeatable option given on
+ * the command line replaces the file's list. Options that exclude each other
+ * (--server/--client/--hosts, --iters/--duration) are an error when one
+ * source sets both; when the file sets one and the command line the other,
+ * the command line's wins and the other goes back to its default.
+ *
+ * Not thread-safe (getopt and iniparser have global state).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "uet/uet.h"
+
+/* The program whose options parse (uet_conf_set_app): uet-perf, the
+ * default, or uet-sim. Each sees its own options (a row of the table may
+ * belong to one of them or both) and defaults. */
+#define UET_CONF_APP_PERF 1
+#define UET_CONF_APP_SIM 2
+void uet_conf_set_app(int app);
+int uet_conf_app(void);
+
+/* Return codes */
+#define UET_CONF_OK 0
+#define UET_CONF_HELP 1      /* -h/--help seen: print usage, exit 0 */
+#define UET_CONF_VERSION 2   /* -V/--version seen: print version, exit 0 */
+#define UET_CONF_EBAD (-1)   /* bad option, value or file; err says which */
+#define UET_CONF_EXIT_USAGE 2 /* exit status of uet-perf after UET_CONF_EBAD */
+
+/* Limits */
+#define UET_PERF_MAX_HOSTS 1024      /* ranks in a hosts list */
+#define UET_PERF_MAX_ENDPOINTS 64    /* --endpoint */
+#define UET_PERF_MAX_NEIGHBORS 256   /* --neighbor */
+#define UET_PERF_MAX_FAIL_EV 32      /* --fail-ev-at */
+#define UET_PERF_MAX_EXEC 16         /* --exec-at */
+#define UET_PERF_SET_MAX 32          /* ranges in one set list "a-b,c" */
+#define UET_PERF_PATH_MAX 512        /* file names, with the NUL */
+#define UET_PERF_NAME_MAX 32         /* pattern, lb, cc names */
+#define UET_PERF_HOST_MAX 256        /* --client host name */
+#define UET_PERF_CMD_MAX 256         /* --exec-at command */
+#define UET_PERF_OPTS_MAX 112        /* rows of the option table */
+#define UET_SIM_MAX_FAILURES 64      /* --failure */
+/* --mtu bound: payload + IPv4 (20) + UDP (8) + UET data headers must fit a
+ * 9000 B jumbo IP MTU. */
+#define UET_PERF_JUMBO_IP_MTU 9000
+#define UET_PERF_RANK_UNSET UINT32_MAX
+
+/* Where an option's value came from. */
+enum uet_conf_src {
+	UET_CONF_SRC_DEFAULT = 0,
+	UET_CONF_SRC_INI = 1,
+	UET_CONF_SRC_CLI = 2,
+};
+
+enum uet_perf_mode {
+	UET_PERF_MODE_NONE = 0, /* nothing chosen: uet-perf shows usage */
+	UET_PERF_MODE_SERVER,   /* --server: pairwise, waits for a client */
+	UET_PERF_MODE_CLIENT,   /* --client HOST: pairwise, connects to HOST */
+	UET_PERF_MODE_HOSTS,    /* --hosts FILE: multi-host, rank 0 coordinates */
+	UET_PERF_MODE_LOCAL,    /* no mode option, >= 2 --endpoint: every
+				 * endpoint is a rank of this one process */
+};
+
+/* Inclusive range and a list of them ("49152-49183,49200"). */
+struct uet_perf_range {
+	uint32_t lo, hi;
+};
+struct uet_perf_set {
+	uint32_t n;
+	struct uet_perf_range r[UET_PERF_SET_MAX];
+};
+
+/* One endpoint: "port=0,queue=0,ip=10.0.0.1,mac=02:00:00:00:00:01", or
+ * behind a router "port=0,ip=10.1.0.2/24,gw=10.1.0.1"; in a hosts list also
+ * "control=192.168.0.1". Addresses in host byte order. */
+struct uet_perf_endpoint {
+	uint32_t ip;          /* data IPv4 address (required) */
+	uint32_t control_ip;  /* hosts list only: TCP control address */
+	uint16_t port;        /* DPDK port id; default 0 */
+	uint16_t queue;       /* RX/TX queue; default 0 */
+	uint8_t prefix_len;   /* ip=A.B.C.D/LEN: on-link subnet; 0 = every
+			       * address on-link (no gateway) */
+	uint32_t gateway;     /* gw=: next hop for off-link addresses */
+	uint8_t mac[6];
+	bool has_mac;         /* false: resolve through --neighbor entries */
+};
+
+/* Static ARP entry: "ip=10.0.0.2,mac=02:00:00:00:00:02". */
+struct uet_perf_neighbor {
+	uint32_t ip;
+	uint8_t mac[6];
+};
+
+/* --fail-ev-at T:SET: at T seconds after the start, the EVs of SET stop
+ * working (the data path drops what it sends on them). */
+struct uet_perf_fail_ev {
+	uint64_t at_ns;
+	struct uet_perf_set evs;
+};
+
+/*
+ * uet-sim --failure SPEC: what fails in the simulated fabric, when.
+ *   link-down:T:LINK[:for=DUR][:converge=DUR]   a cable down (both ways)
+ *   link-up:T:LINK
+ *   link-rate:T:LINK:GBPS                        degraded to GBPS
+ *   switch-down:T:SWITCH[:for=DUR][:converge=DUR], switch-up:T:SWITCH
+ *   random-down:T:PCT%:CLASS[:for=DUR][:converge=DUR]  PCT% of a class
+ *   degrade:T:PCT%:CLASS:FACTOR[:for=DUR]        rate x FACTOR (0 < F <= 1)
+ *   ber:T:PCT%:CLASS:BER[:for=DUR]               bit errors at ratio BER
+ * T and DUR: a number with ns, us, ms or s (a bare number is us, as in
+ * htsim). LINK: hostN (host N's cable), torN.upM (ToR N's uplink M),
+ * spineN.upM / aggN.upM (tier-1 switch N's uplink M, 3 tiers). SWITCH:
+ * torN, spineN or aggN (tier 1), coreN (tier 2). CLASS: host, tor-up,
+ * agg-up (cables), tor, agg, spine, core (switches, random-down only).
+ * converge: when the failed cable leaves the ECMP groups ("never": a
+ * blackhole for good); default --converge-us.
+ */
+enum uet_sim_fail_kind {
+	UET_FAIL_LINK_DOWN = 0,
+	UET_FAIL_LINK_UP,
+	UET_FAIL_LINK_RATE,
+	UET_FAIL_SWITCH_DOWN,
+	UET_FAIL_SWITCH_UP,
+	UET_FAIL_RANDOM_DOWN,
+	UET_FAIL_DEGRADE,
+	UET_FAIL_BER,
+};
+
+enum uet_sim_node_kind {
+	UET_NODE_HOST = 0,
+	UET_NODE_TOR,
+	UET_NODE_T1,   /* spine (2 tiers) or aggregation switch (3 tiers) */
+	UET_NODE_T2,   /* core */
+};
+
+enum uet_sim_class {
+	UET_CLASS_HOST = 0, /* host cables */
+	UET_CLASS_TOR_UP,   /* ToR - tier 1 cables */
+	UET_CLASS_T1_UP,    /* tier 1 - core cables */
+	UET_CLASS_TOR,      /* switches */
+	UET_CLASS_T1,
+	UET_CLASS_T2,
+};
+
+#define UET_SIM_CONVERGE_DEFAULT UINT64_MAX /* the --converge-us value */
+#define UET_SIM_CONVERGE_NEVER 0
+
+struct uet_sim_failure {
+	uint8_t kind;           /* enum uet_sim_fail_kind */
+	uint64_t at_ns;
+	uint64_t for_ns;        /* back up (or restored) after this; 0: stays */
+	uint64_t converge_ns;   /* UET_SIM_CONVERGE_DEFAULT or _NEVER or a delay */
+	uint8_t node_kind;      /* link or switch: enum uet_sim_node_kind */
+	uint32_t node;          /* its index within its kind */
+	uint32_t uplink;        /* a switch's uplink M; UINT32_MAX: a host cable */
+	uint8_t cls;            /* random selections: enum uet_sim_class */
+	double pct;             /* random selections: % of the class */
+	double value;           /* link-rate Gbit/s, degrade factor, ber ratio */
+	char text[96];          /* the spec as given (for reports) */
+};
+
+int uet_conf_parse_failure(const char *s, struct uet_sim_failure *out, char *err,
+			   size_t errlen);
+
+/* --exec-at T:CMD: run CMD with /bin/sh at T seconds after the start. */
+struct uet_perf_exec {
+	uint64_t at_ns;
+	char cmd[UET_PERF_CMD_MAX];
+};
+
+struct uet_perf_opts {
+	/* Mode [mode] */
+	bool server;
+	char client[UET_PERF_HOST_MAX];      /* server's control IP or name */
+	char hosts[UET_PERF_PATH_MAX];       /* hosts list file */
+	uint32_t rank;                       /* UET_PERF_RANK_UNSET: env */
+	uint16_t control_port;
+	uint32_t clients;                    /* --server: clients to wait for */
+	struct uet_perf_set local;           /* ranks run by this process */
+	uint32_t n_endpoints;
+	struct uet_perf_endpoint endpoints[UET_PERF_MAX_ENDPOINTS];
+	uint32_t n_neighbors;
+	struct uet_perf_neighbor neighbors[UET_PERF_MAX_NEIGHBORS];
+	enum uet_perf_mode mode;             /* derived by the parsers */
+
+	/* Workload [workload] */
+	char pattern[UET_PERF_NAME_MAX];
+	uint64_t size_bytes;
+	uint64_t min_bytes;                  /* sweep; unset = size_bytes */
+	uint64_t max_bytes;
+	uint32_t step_factor;
+	uint64_t iters;
+	double duration_s;                   /* 0: run iters */
+	double stall_timeout_s;              /* 0: no stall detection */
+	uint32_t streams;
+	uint64_t seed;
+	uint32_t fanin;                      /* 0: every other rank */
+	uint32_t root;
+	uint32_t parallel;
+	double load;
+	char cm[UET_PERF_PATH_MAX];
+	bool verify;
+
+	/* Transport [transport] */
+	char lb[UET_PERF_NAME_MAX];
+	char cc[UET_PERF_NAME_MAX];
+	uint32_t mtu_bytes;                  /* UET payload per packet (mss) */
+	uint16_t ev_base;
+	uint32_t ev_count;
+	uint32_t ack_every_bytes;
+	uint64_t ack_delay_ns;
+	uint64_t rto_ns;
+	uint64_t rto_min_ns;
+	uint64_t rto_max_ns;                 /* 0: the endpoint's (10 ms) */
+	uint32_t max_rto_retx;               /* 0: the endpoint's (12) */
+	uint64_t base_rtt_ns;
+	double link_gbps;
+	uint32_t window_psns;
+	uint8_t dscp_data, dscp_ctrl, dscp_retx;
+	bool zero_udp_csum;
+
+	/* Algorithm knobs [lb] [cc]: used when the matching lb/cc runs */
+	uint64_t reps_freeze_ns;
+	bool reps_no_freeze;
+	uint8_t reps_reuse;
+	bool ops_permute;
+	uint64_t flowlet_gap_ns;
+	uint8_t plb_ce_pct;
+	uint8_t plb_rounds;
+	uint64_t nscc_target_ns;
+	uint8_t dctcp_g_shift;
+
+	/* Output [output] */
+	double interval_s;                   /* 0: no interval reports */
+	uint32_t bin_us;
+	char json[UET_PERF_PATH_MAX];        /* "" none, "-" stdout */
+	bool json_stream;
+	char csv[UET_PERF_PATH_MAX];         /* prefix; "" none */
+	uint32_t verbose;
+
+	/* Scheduled events [schedule] */
+	uint32_t n_fail_ev;
+	struct uet_perf_fail_ev fail_ev[UET_PERF_MAX_FAIL_EV];
+	uint32_t n_exec;
+	struct uet_perf_exec exec[UET_PERF_MAX_EXEC];
+
+	/* uet-sim: topology [topology] */
+	uint32_t nodes;
+	uint32_t tiers;
+	uint32_t oversub;
+	uint32_t hosts_per_tor;              /* 0: derived */
+	uint64_t link_latency_ns;
+	uint64_t switch_latency_ns;
+	uint64_t buffer_bytes;               /* 0: one BDP */
+	uint8_t ecn_kmin_pct, ecn_kmax_pct;
+	bool trim;
+
+	/* uet-sim: failures [failures] */
+	uint32_t n_failures;
+	struct uet_sim_failure failures[UET_SIM_MAX_FAILURES];
+	double converge_us;
+
+	/* Command line only */
+	char config[UET_PERF_PATH_MAX];
+
+	/* Provenance, per row of the option table (see uet_perf_opts_source) */
+	uint8_t src[UET_PERF_OPTS_MAX];      /* enum uet_conf_src */
+	uint32_t src_line[UET_PERF_OPTS_MAX];
+	char src_file[UET_PERF_PATH_MAX];    /* the INI file read last */
+};
+
+/* Pattern names accepted by --pattern, NULL-terminated. */
+extern const char *const uet_perf_patterns[];
+
+/* "0.1.0": the project version. */
+const char *uet_perf_version(void);
+
+/* Every option to its default; provenance cleared. */
+void uet_perf_opts_default(struct uet_perf_opts *o);
+
+/*
+ * Parse uet-perf's arguments: argv[0] is the program name (as after
+ * rte_eal_init: argc -= ret, argv += ret), the options follow; no positional
+ * arguments. Resets o to the defaults, reads --config FILE if given
+ * (wherever it stands), applies the rest of the command line on top and
+ * validates the combination. argv is not modified; the function can be
+ * called any number of times.
+ * Returns UET_CONF_OK, UET_CONF_HELP, UET_CONF_VERSION or UET_CONF_EBAD
+ * with a message in err (err may be NULL).
+ */
+int uet_perf_opts_parse(struct uet_perf_opts *o, int argc, char **argv, char *err,
+			size_t errlen);
+
+/*
+ * Apply the INI file at path on top of o (start from uet_perf_opts_default)
+ * and validate the result. 0 or UET_CONF_EBAD.
+ */
+int uet_perf_opts_load_ini(struct uet_perf_opts *o, const char *path, char *err,
+			   size_t errlen);
+
+/* --help text, generated from the option table. */
+void uet_perf_opts_usage(FILE *f);
+
+/* The option reference (the generated part of doc/options.md). */
+void uet_perf_opts_doc_md(FILE *f);
+
+/* Write the options that a file or the command line set as an INI file that
+ * loads back to the same options. */
+void uet_perf_opts_write_ini(const struct uet_perf_opts *o, FILE *f);
+
+/* Where the option with this long name got its value (enum uet_conf_src),
+ * or -1 if there is no such option. */
+int uet_perf_opts_source(const struct uet_perf_opts *o, const char *long_name);
+
+/*
+ * FNV-1a 64 over the SYMMETRIC options (workload and transport: what every
+ * host must agree on; not mode, output paths or scheduled events), in a
+ * canonical text form, independent of host byte order. The --cm file's
+ * name is not hashed (hosts may keep it elsewhere), nor its content.
+ */
+uint64_t uet_perf_opts_hash(const struct uet_perf_opts *o);
+
+/* IP packet size of a full data packet: 20 + 8 + UET_DATA_HDR_LEN +
+ * mtu_bytes; compare it with the port's MTU. */
+uint32_t uet_perf_ip_mtu_bytes(const struct uet_perf_opts *o);
+
+/* Storage for the typed algorithm configs that a uet_ep_config points to. */
+struct uet_perf_algo_cfg {
+	struct uet_lb_ops_cfg ops;
+	struct uet_lb_reps_cfg reps;
+	struct uet_lb_flowlet_cfg flowlet;
+	struct uet_lb_plb_cfg plb;
+	struct uet_cc_nscc_cfg nscc;
+	struct uet_cc_dctcp_cfg dctcp;
+};
+
+/*
+ * uet_ep_config_default(c), then the transport options: seed, mss_bytes,
+ * ev_base/count, ACK policy, timers, link_bps, window_psns, lb/cc ops and
+ * lb_cfg/cc_cfg pointing into storage (NULL for algorithms without knobs
+ * here). local_ip, callbacks and pool sizes stay the caller's. Checks the
+ * result with uet_ep_config_check(). 0 or UET_CONF_EBAD.
+ */
+int uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *c,
+			       struct uet_perf_algo_cfg *storage, char *err,
+			       size_t errlen);
+
+/*
+ * Rank from the launcher's environment: OMPI_COMM_WORLD_RANK, PMI_RANK,
+ * PMIX_RANK, SLURM_PROCID, first set wins. getenv_fn is getenv or a test's
+ * stand-in. Returns 1 (found, *rank set), 0 (none set) or UET_CONF_EBAD
+ * (set but not a rank below UET_PERF_MAX_HOSTS; err names the variable).
+ */
+int uet_perf_rank_from_env(char *(*getenv_fn)(const char *name), uint32_t *rank,
+			   char *err, size_t errlen);
+
+/* Hosts mode without --rank or --local: take the rank from the environment;
+ * an error if there is none. Other modes: nothing. 0 or UET_CONF_EBAD. */
+int uet_perf_opts_resolve_rank(struct uet_perf_opts *o,
+			       char *(*getenv_fn)(const char *name), char *err,
+			       size_t errlen);
+
+/*
+ * Hosts list: the "[hosts]" section of an INI file, one key per rank,
+ * ranks 0..n-1 each once, data IPs distinct:
+ *   [hosts]
+ *   0 = control=192.168.0.1, ip=10.0.0.1, mac=02:00:00:00:00:01, port=0
+ * control and ip are required; other sections of the file are not read.
+ */
+struct uet_perf_hosts {
+	uint32_t n;
+	struct uet_perf_endpoint h[UET_PERF_MAX_HOSTS];
+};
+
+int uet_perf_hosts_load(struct uet_perf_hosts *h, const char *path, char *err,
+			size_t errlen);
+
+/* The options against a loaded hosts list: --rank, --local, --root and
+ * --fanin within its ranks. 0 or UET_CONF_EBAD. */
+int uet_perf_opts_check_hosts(const struct uet_perf_opts *o,
+			      const struct uet_perf_hosts *h, char *err, size_t errlen);
+
+/*
+ * Value parsers. On error they return UET_CONF_EBAD and write what is wrong
+ * (without naming an option) to err.
+ */
+/* "a-b,c,..." of integers in min..max; ranges ascending-free, no overlap. */
+int uet_perf_parse_set(const char *s, uint32_t min, uint32_t max,
+		       struct uet_perf_set *out, char *err, size_t errlen);
+bool uet_perf_set_has(const struct uet_perf_set *s, uint32_t v);
+uint64_t uet_perf_set_count(const struct uet_perf_set *s);
+/* Seconds with up to 9 decimals ("2.5"), at most 1e6 s, exactly in ns. */
+int uet_perf_parse_time_ns(const char *s, uint64_t *ns, char *err, size_t errlen);
+/* "T:SET" with SET in 1..65535. */
+int uet_perf_parse_fail_ev(const char *s, struct uet_perf_fail_ev *out, char *err,
+			   size_t errlen);
+/* "T:CMD", CMD not empty. */
+int uet_perf_parse_exec(const char *s, struct uet_perf_exec *out, char *err,
+			size_t errlen);
+/* Endpoint spec; with hosts_entry, "control=" is allowed and required. */
+int uet_perf_parse_endpoint(const char *s, bool hosts_entry,
+			    struct uet_perf_endpoint *out, char *err, size_t errlen);
+int uet_perf_parse_neighbor(const char *s, struct uet_perf_neighbor *out, char *err,
+			    size_t errlen);
+
+#endif /* UET_CONF_H_ */

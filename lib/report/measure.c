@@ -1,0 +1,834 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Measurement for uet-perf and uet-sim (report.h). Everything is driven by
+ * the caller's now_ns; nothing here reads a clock or prints.
+ *
+ * The hot calls (rx/tx bytes, per-EV counters) are an index and an add;
+ * the timeline grows by doubling, so a run allocates O(log bins) times.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/prng.h"
+#include "report/report.h"
+#include "uet/err.h"
+
+#define X_COUNT(f) +1
+static_assert(sizeof(struct uet_ep_stats) ==
+		      sizeof(uint64_t) * (0 UET_EP_STATS_FIELDS(X_COUNT)),
+	      "UET_EP_STATS_FIELDS misses a field of struct uet_ep_stats");
+#undef X_COUNT
+
+#define LOCAL_SRC 1u
+#define LOCAL_DST 2u
+
+struct flow_st {
+	struct uet_meas_flow d;
+	uint64_t submit_ns, send_done_ns, recv_done_ns;
+	int send_status;
+	uint8_t local;  /* LOCAL_SRC | LOCAL_DST */
+	/* Streams (cfg.repeat) */
+	uint64_t msgs_acked, msgs_failed, msgs_received;
+};
+
+struct bin {
+	uint64_t rx_bytes, tx_bytes, retx_pkts;
+};
+
+struct uet_meas {
+	struct uet_meas_config cfg; /* flows and rank_local cleared */
+	struct flow_st *flows;
+	uint64_t *ev_tx, *ev_ce;
+	struct bin *bins;
+	size_t bins_cap, bins_used;
+	uint64_t rx_total, tx_total;
+	struct uet_meas_event *events;
+	size_t n_events, events_cap;
+	struct uet_ep_stats stats;
+	uint64_t verify_checked, verify_bad;
+	struct uet_meas_bad bad;
+	/* Streams: FCT samples, a uniform reservoir once past the cap. */
+	uint64_t *fct;
+	size_t n_fct, fct_cap;
+	uint64_t fct_offered;
+};
+
+int
+uet_meas_create(const struct uet_meas_config *cfg, struct uet_meas **out)
+{
+	struct uet_meas *m;
+	uint32_t i;
+
+	if (cfg == NULL || out == NULL || (cfg->n_flows > 0 && cfg->flows == NULL) ||
+	    (uint32_t)cfg->ev_base + cfg->ev_count > 65536)
+		return UET_ERR_INVAL;
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return UET_ERR_NOMEM;
+	m->cfg = *cfg;
+	m->cfg.flows = NULL;
+	m->cfg.rank_local = NULL;
+	if (m->cfg.bin_ns == 0)
+		m->cfg.bin_ns = UET_MEAS_DEFAULT_BIN_NS;
+	if (m->cfg.max_bins == 0)
+		m->cfg.max_bins = UET_MEAS_DEFAULT_MAX_BINS;
+	if (m->cfg.max_events == 0)
+		m->cfg.max_events = UET_MEAS_DEFAULT_MAX_EVENTS;
+	if (m->cfg.max_fct_samples == 0)
+		m->cfg.max_fct_samples = UET_MEAS_DEFAULT_MAX_FCT;
+	if (m->cfg.interval_ns % m->cfg.bin_ns != 0)
+		goto inval;
+	m->flows = calloc(cfg->n_flows ? cfg->n_flows : 1, sizeof(*m->flows));
+	m->ev_tx = calloc(cfg->ev_count ? cfg->ev_count : 1, sizeof(uint64_t));
+	m->ev_ce = calloc(cfg->ev_count ? cfg->ev_count : 1, sizeof(uint64_t));
+	if (m->flows == NULL || m->ev_tx == NULL || m->ev_ce == NULL) {
+		uet_meas_destroy(m);
+		return UET_ERR_NOMEM;
+	}
+	for (i = 0; i < cfg->n_flows; i++) {
+		struct flow_st *f = &m->flows[i];
+
+		f->d = cfg->flows[i];
+		f->submit_ns = f->send_done_ns = f->recv_done_ns = UET_MEAS_NO_TIME;
+		if (cfg->rank_local == NULL) {
+			f->local = LOCAL_SRC | LOCAL_DST;
+			continue;
+		}
+		if (f->d.src >= cfg->n_ranks || f->d.dst >= cfg->n_ranks)
+			goto inval;
+		f->local = (cfg->rank_local[f->d.src] ? LOCAL_SRC : 0) |
+			   (cfg->rank_local[f->d.dst] ? LOCAL_DST : 0);
+	}
+	*out = m;
+	return 0;
+inval:
+	uet_meas_destroy(m);
+	return UET_ERR_INVAL;
+}
+
+void
+uet_meas_destroy(struct uet_meas *m)
+{
+	if (m == NULL)
+		return;
+	free(m->flows);
+	free(m->ev_tx);
+	free(m->ev_ce);
+	free(m->bins);
+	free(m->events);
+	free(m->fct);
+	free(m);
+}
+
+/* Record now_ns in the time field at off of a flow, once. An id out of
+ * range, an end that is not local or a repeat is counted and ignored. */
+static int
+set_time(struct uet_meas *m, uint32_t flow, uint8_t need, size_t off,
+	 uint64_t now_ns)
+{
+	uint64_t *slot;
+
+	if (flow >= m->cfg.n_flows || !(m->flows[flow].local & need)) {
+		m->bad.flow++;
+		return UET_ERR_INVAL;
+	}
+	slot = (uint64_t *)((char *)&m->flows[flow] + off);
+	if (*slot != UET_MEAS_NO_TIME) {
+		m->bad.flow++;
+		return UET_ERR_INVAL;
+	}
+	*slot = now_ns;
+	return 0;
+}
+
+int
+uet_meas_submit(struct uet_meas *m, uint32_t flow, uint64_t now_ns)
+{
+	return set_time(m, flow, LOCAL_SRC, offsetof(struct flow_st, submit_ns),
+			now_ns);
+}
+
+int
+uet_meas_send_done(struct uet_meas *m, uint32_t flow, uint64_t now_ns,
+		   int status)
+{
+	int rc = set_time(m, flow, LOCAL_SRC,
+			  offsetof(struct flow_st, send_done_ns), now_ns);
+
+	if (rc == 0)
+		m->flows[flow].send_status = status;
+	return rc;
+}
+
+int
+uet_meas_recv_done(struct uet_meas *m, uint32_t flow, uint64_t now_ns)
+{
+	return set_time(m, flow, LOCAL_DST,
+			offsetof(struct flow_st, recv_done_ns), now_ns);
+}
+
+int
+uet_meas_add_fct_sample(struct uet_meas *m, uint64_t fct_ns)
+{
+	uint64_t j;
+
+	m->fct_offered++;
+	if (m->n_fct < m->cfg.max_fct_samples) {
+		if (m->n_fct == m->fct_cap) {
+			size_t cap = m->fct_cap ? m->fct_cap * 2 : 1024;
+			uint64_t *n;
+
+			if (cap > m->cfg.max_fct_samples)
+				cap = m->cfg.max_fct_samples;
+			n = realloc(m->fct, cap * sizeof(*n));
+			if (n == NULL)
+				return UET_ERR_NOMEM;
+			m->fct = n;
+			m->fct_cap = cap;
+		}
+		m->fct[m->n_fct++] = fct_ns;
+		return 0;
+	}
+	/* Reservoir sampling (Vitter's algorithm R) keeps every sample
+	 * equally likely; the "random" index is a hash of the sample count,
+	 * so the same run keeps the same samples. */
+	j = uet_mix64(m->fct_offered * 0x9e3779b97f4a7c15ULL) % m->fct_offered;
+	if (j < m->n_fct)
+		m->fct[j] = fct_ns;
+	return 0;
+}
+
+const uint64_t *
+uet_meas_fct_samples(const struct uet_meas *m, size_t *n, uint64_t *offered)
+{
+	*n = m->n_fct;
+	if (offered != NULL)
+		*offered = m->fct_offered;
+	return m->fct;
+}
+
+/* A stream's flow and the local end it needs, or NULL (counted). */
+static struct flow_st *
+stream_flow(struct uet_meas *m, uint32_t flow, uint8_t need)
+{
+	if (!m->cfg.repeat || flow >= m->cfg.n_flows || !(m->flows[flow].local & need)) {
+		m->bad.flow++;
+		return NULL;
+	}
+	return &m->flows[flow];
+}
+
+int
+uet_meas_msg_acked(struct uet_meas *m, uint32_t flow, uint64_t submit_ns, uint64_t done_ns,
+		   int status)
+{
+	struct flow_st *f = stream_flow(m, flow, LOCAL_SRC);
+
+	if (f == NULL)
+		return UET_ERR_INVAL;
+	if (done_ns < submit_ns) {
+		m->bad.time++;
+		return UET_ERR_INVAL;
+	}
+	if (f->submit_ns == UET_MEAS_NO_TIME || submit_ns < f->submit_ns)
+		f->submit_ns = submit_ns;
+	if (f->send_done_ns == UET_MEAS_NO_TIME || done_ns > f->send_done_ns)
+		f->send_done_ns = done_ns;
+	if (status != 0) {
+		if (f->msgs_failed++ == 0)
+			f->send_status = status;
+		return 0;
+	}
+	f->msgs_acked++;
+	return uet_meas_add_fct_sample(m, done_ns - submit_ns);
+}
+
+int
+uet_meas_msg_received(struct uet_meas *m, uint32_t flow, uint64_t now_ns)
+{
+	struct flow_st *f = stream_flow(m, flow, LOCAL_DST);
+
+	if (f == NULL)
+		return UET_ERR_INVAL;
+	if (f->recv_done_ns == UET_MEAS_NO_TIME || now_ns > f->recv_done_ns)
+		f->recv_done_ns = now_ns;
+	f->msgs_received++;
+	return 0;
+}
+
+int
+uet_meas_stream_import(struct uet_meas *m, uint32_t flow, const struct uet_meas_flow_rec *r)
+{
+	struct flow_st *f = stream_flow(m, flow, LOCAL_SRC | LOCAL_DST);
+
+	if (f == NULL)
+		return UET_ERR_INVAL;
+	if (r->submit_ns != UET_MEAS_NO_TIME &&
+	    (f->submit_ns == UET_MEAS_NO_TIME || r->submit_ns < f->submit_ns))
+		f->submit_ns = r->submit_ns;
+	if (r->send_done_ns != UET_MEAS_NO_TIME &&
+	    (f->send_done_ns == UET_MEAS_NO_TIME || r->send_done_ns > f->send_done_ns))
+		f->send_done_ns = r->send_done_ns;
+	if (r->recv_done_ns != UET_MEAS_NO_TIME &&
+	    (f->recv_done_ns == UET_MEAS_NO_TIME || r->recv_done_ns > f->recv_done_ns))
+		f->recv_done_ns = r->recv_done_ns;
+	if (r->msgs_failed > 0 && f->msgs_failed == 0)
+		f->send_status = r->send_status;
+	f->msgs_acked += r->msgs_acked;
+	f->msgs_failed += r->msgs_failed;
+	f->msgs_received += r->msgs_received;
+	return 0;
+}
+
+/* The bin of now_ns, growing the array by doubling. UET_ERR_INVAL before
+ * the start, UET_ERR_NOBUFS past max_bins or when realloc fails. */
+static int
+bin_at(struct uet_meas *m, uint64_t now_ns, struct bin **out)
+{
+	uint64_t idx;
+
+	if (now_ns < m->cfg.start_ns)
+		return UET_ERR_INVAL;
+	idx = (now_ns - m->cfg.start_ns) / m->cfg.bin_ns;
+	if (idx >= m->cfg.max_bins)
+		return UET_ERR_NOBUFS;
+	if (idx >= m->bins_cap) {
+		size_t cap = m->bins_cap ? m->bins_cap : 64;
+		struct bin *nb;
+
+		while (cap <= idx)
+			cap *= 2;
+		if (cap > m->cfg.max_bins)
+			cap = m->cfg.max_bins;
+		nb = realloc(m->bins, cap * sizeof(*nb));
+		if (nb == NULL)
+			return UET_ERR_NOBUFS;
+		memset(nb + m->bins_cap, 0, (cap - m->bins_cap) * sizeof(*nb));
+		m->bins = nb;
+		m->bins_cap = cap;
+	}
+	if (idx >= m->bins_used)
+		m->bins_used = idx + 1;
+	*out = &m->bins[idx];
+	return 0;
+}
+
+static int
+add_bytes(struct uet_meas *m, uint64_t now_ns, uint64_t bytes, bool rx)
+{
+	struct bin *b;
+	int rc = bin_at(m, now_ns, &b);
+
+	if (rc == UET_ERR_INVAL) {
+		m->bad.time++;
+		return rc;
+	}
+	if (rx)
+		m->rx_total += bytes;
+	else
+		m->tx_total += bytes;
+	if (rc != 0) {
+		m->bad.timeline_full++;
+		return rc;
+	}
+	if (rx)
+		b->rx_bytes += bytes;
+	else
+		b->tx_bytes += bytes;
+	return 0;
+}
+
+int
+uet_meas_rx_bytes(struct uet_meas *m, uint64_t now_ns, uint64_t bytes)
+{
+	return add_bytes(m, now_ns, bytes, true);
+}
+
+int
+uet_meas_tx_bytes(struct uet_meas *m, uint64_t now_ns, uint64_t bytes)
+{
+	return add_bytes(m, now_ns, bytes, false);
+}
+
+static bool
+ev_in_set(const struct uet_meas *m, uint16_t ev)
+{
+	return ev >= m->cfg.ev_base &&
+	       (uint32_t)(ev - m->cfg.ev_base) < m->cfg.ev_count;
+}
+
+static int
+ev_add(struct uet_meas *m, uint64_t *arr, uint16_t ev)
+{
+	if (!ev_in_set(m, ev)) {
+		m->bad.ev++;
+		return UET_ERR_INVAL;
+	}
+	arr[ev - m->cfg.ev_base]++;
+	return 0;
+}
+
+int
+uet_meas_ev_tx(struct uet_meas *m, uint16_t ev)
+{
+	return ev_add(m, m->ev_tx, ev);
+}
+
+int
+uet_meas_ev_ce(struct uet_meas *m, uint16_t ev)
+{
+	return ev_add(m, m->ev_ce, ev);
+}
+
+static void
+copy_cut(char *dst, size_t cap, const char *src)
+{
+	size_t n = 0;
+
+	if (src != NULL)
+		while (n + 1 < cap && src[n] != '\0') {
+			dst[n] = src[n];
+			n++;
+		}
+	dst[n] = '\0';
+}
+
+int
+uet_meas_event(struct uet_meas *m, uint64_t now_ns, const char *kind,
+	       const char *detail)
+{
+	struct uet_meas_event *e;
+
+	if (kind == NULL)
+		return UET_ERR_INVAL;
+	if (m->n_events >= m->cfg.max_events) {
+		m->bad.events_full++;
+		return UET_ERR_NOBUFS;
+	}
+	if (m->n_events == m->events_cap) {
+		size_t cap = m->events_cap ? m->events_cap * 2 : 16;
+		struct uet_meas_event *ne;
+
+		if (cap > m->cfg.max_events)
+			cap = m->cfg.max_events;
+		ne = realloc(m->events, cap * sizeof(*ne));
+		if (ne == NULL) {
+			m->bad.events_full++;
+			return UET_ERR_NOBUFS;
+		}
+		m->events = ne;
+		m->events_cap = cap;
+	}
+	e = &m->events[m->n_events++];
+	e->now_ns = now_ns;
+	copy_cut(e->kind, sizeof(e->kind), kind);
+	copy_cut(e->detail, sizeof(e->detail), detail);
+	return 0;
+}
+
+int
+uet_meas_set_ep_stats(struct uet_meas *m, uint64_t now_ns,
+		      const struct uet_ep_stats *sum)
+{
+	bool back = false;
+	struct bin *b;
+
+#define X_BACK(f) back |= sum->f < m->stats.f;
+	UET_EP_STATS_FIELDS(X_BACK)
+#undef X_BACK
+	if (back) {
+		m->bad.stats++;
+		m->stats = *sum;
+		return UET_ERR_INVAL;
+	}
+	/* Retransmissions before the start count in the first bin. */
+	if (sum->tx_retx_pkts > m->stats.tx_retx_pkts &&
+	    bin_at(m, now_ns < m->cfg.start_ns ? m->cfg.start_ns : now_ns,
+		   &b) == 0)
+		b->retx_pkts += sum->tx_retx_pkts - m->stats.tx_retx_pkts;
+	m->stats = *sum;
+	return 0;
+}
+
+void
+uet_meas_add_ep_stats(struct uet_ep_stats *sum, const struct uet_ep_stats *one)
+{
+#define X_ADD(f) sum->f += one->f;
+	UET_EP_STATS_FIELDS(X_ADD)
+#undef X_ADD
+}
+
+void
+uet_meas_verify(struct uet_meas *m, uint64_t checked_msgs, uint64_t bad_msgs)
+{
+	m->verify_checked += checked_msgs;
+	m->verify_bad += bad_msgs;
+}
+
+/* ---- read back ---- */
+
+const struct uet_meas_config *
+uet_meas_config(const struct uet_meas *m)
+{
+	return &m->cfg;
+}
+
+const struct uet_meas_bad *
+uet_meas_bad(const struct uet_meas *m)
+{
+	return &m->bad;
+}
+
+size_t
+uet_meas_bin_count(const struct uet_meas *m)
+{
+	return m->bins_used;
+}
+
+void
+uet_meas_bin(const struct uet_meas *m, size_t i, uint64_t *rx_bytes,
+	     uint64_t *tx_bytes, uint64_t *retx_pkts)
+{
+	struct bin z = { 0, 0, 0 };
+	const struct bin *b = i < m->bins_used ? &m->bins[i] : &z;
+
+	if (rx_bytes != NULL)
+		*rx_bytes = b->rx_bytes;
+	if (tx_bytes != NULL)
+		*tx_bytes = b->tx_bytes;
+	if (retx_pkts != NULL)
+		*retx_pkts = b->retx_pkts;
+}
+
+void
+uet_meas_totals(const struct uet_meas *m, uint64_t *rx_bytes,
+		uint64_t *tx_bytes)
+{
+	*rx_bytes = m->rx_total;
+	*tx_bytes = m->tx_total;
+}
+
+int
+uet_meas_ev_get(const struct uet_meas *m, uint16_t ev, uint64_t *tx_pkts,
+		uint64_t *ce_acks)
+{
+	if (!ev_in_set(m, ev))
+		return UET_ERR_INVAL;
+	*tx_pkts = m->ev_tx[ev - m->cfg.ev_base];
+	*ce_acks = m->ev_ce[ev - m->cfg.ev_base];
+	return 0;
+}
+
+int
+uet_meas_flow_get(const struct uet_meas *m, uint32_t flow,
+		  struct uet_meas_flow_rec *r)
+{
+	const struct flow_st *f;
+	bool src_done, dst_done;
+
+	if (flow >= m->cfg.n_flows)
+		return UET_ERR_INVAL;
+	f = &m->flows[flow];
+	r->flow = f->d;
+	r->submit_ns = f->submit_ns;
+	r->send_done_ns = f->send_done_ns;
+	r->recv_done_ns = f->recv_done_ns;
+	r->send_status = f->send_status;
+	r->fct_ns = UET_MEAS_NO_TIME;
+	r->fct_by_recv = false;
+	r->msgs_acked = r->msgs_failed = r->msgs_received = 0;
+	if (m->cfg.repeat) {
+		r->msgs_acked = f->msgs_acked;
+		r->msgs_failed = f->msgs_failed;
+		r->msgs_received = f->msgs_received;
+		r->bytes_acked = f->msgs_acked * f->d.size_bytes;
+		r->bytes_received = f->msgs_received * f->d.size_bytes;
+		/* A stream is ok when no message failed and each local end
+		 * completed at least one. */
+		if (f->local == 0)
+			r->status = UET_MEAS_REMOTE;
+		else if (f->msgs_failed > 0)
+			r->status = UET_MEAS_FAILED;
+		else if ((!(f->local & LOCAL_SRC) || f->msgs_acked > 0) &&
+			 (!(f->local & LOCAL_DST) || f->msgs_received > 0))
+			r->status = UET_MEAS_OK;
+		else
+			r->status = UET_MEAS_PENDING;
+		return 0;
+	}
+	src_done = !(f->local & LOCAL_SRC) || f->send_done_ns != UET_MEAS_NO_TIME;
+	dst_done = !(f->local & LOCAL_DST) || f->recv_done_ns != UET_MEAS_NO_TIME;
+	if ((f->local & LOCAL_SRC) && f->send_done_ns != UET_MEAS_NO_TIME) {
+		if (f->send_status == 0)
+			r->msgs_acked = 1;
+		else
+			r->msgs_failed = 1;
+	}
+	if ((f->local & LOCAL_DST) && f->recv_done_ns != UET_MEAS_NO_TIME)
+		r->msgs_received = 1;
+	r->bytes_acked = r->msgs_acked * f->d.size_bytes;
+	r->bytes_received = r->msgs_received * f->d.size_bytes;
+	if (f->local == 0)
+		r->status = UET_MEAS_REMOTE;
+	else if (f->send_done_ns != UET_MEAS_NO_TIME && f->send_status != 0)
+		r->status = UET_MEAS_FAILED;
+	else if (src_done && dst_done)
+		r->status = UET_MEAS_OK;
+	else
+		r->status = UET_MEAS_PENDING;
+	if (r->status != UET_MEAS_OK || f->submit_ns == UET_MEAS_NO_TIME)
+		return 0;
+	if (f->recv_done_ns != UET_MEAS_NO_TIME && f->recv_done_ns >= f->submit_ns) {
+		r->fct_ns = f->recv_done_ns - f->submit_ns;
+		r->fct_by_recv = true;
+	} else if (f->send_done_ns != UET_MEAS_NO_TIME &&
+		   f->send_done_ns >= f->submit_ns) {
+		r->fct_ns = f->send_done_ns - f->submit_ns;
+	}
+	return 0;
+}
+
+size_t
+uet_meas_event_count(const struct uet_meas *m)
+{
+	return m->n_events;
+}
+
+const struct uet_meas_event *
+uet_meas_event_get(const struct uet_meas *m, size_t i)
+{
+	return i < m->n_events ? &m->events[i] : NULL;
+}
+
+const struct uet_ep_stats *
+uet_meas_ep_stats(const struct uet_meas *m)
+{
+	return &m->stats;
+}
+
+void
+uet_meas_verify_get(const struct uet_meas *m, uint64_t *checked_msgs,
+		    uint64_t *bad_msgs)
+{
+	*checked_msgs = m->verify_checked;
+	*bad_msgs = m->verify_bad;
+}
+
+uint64_t
+uet_meas_percentile(const uint64_t *sorted, size_t n, uint32_t p_milli)
+{
+	uint64_t rank;
+
+	if (n == 0)
+		return 0;
+	if (p_milli > 100000)
+		p_milli = 100000;
+	/* Nearest rank: ceil(p/100 * n), in integers so that p99.9 of 1000
+	 * samples is exactly rank 999. */
+	rank = ((uint64_t)p_milli * n + 99999) / 100000;
+	if (rank == 0)
+		rank = 1;
+	return sorted[rank - 1];
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int
+uet_meas_fct(const struct uet_meas *m, struct uet_meas_fct *out)
+{
+	uint64_t *v, sum = 0;
+	size_t n = 0;
+	uint32_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (m->cfg.repeat) {
+		v = malloc((m->n_fct ? m->n_fct : 1) * sizeof(*v));
+		if (v == NULL)
+			return UET_ERR_NOMEM;
+		for (n = 0; n < m->n_fct; n++) {
+			v[n] = m->fct[n];
+			sum += v[n];
+		}
+		goto summary;
+	}
+	v = malloc((m->cfg.n_flows ? m->cfg.n_flows : 1) * sizeof(*v));
+	if (v == NULL)
+		return UET_ERR_NOMEM;
+	for (i = 0; i < m->cfg.n_flows; i++) {
+		struct uet_meas_flow_rec r;
+
+		uet_meas_flow_get(m, i, &r);
+		if (r.fct_ns != UET_MEAS_NO_TIME) {
+			v[n++] = r.fct_ns;
+			sum += r.fct_ns;
+		}
+	}
+summary:
+	if (n > 0) {
+		qsort(v, n, sizeof(*v), cmp_u64);
+		out->count = n;
+		out->min_ns = v[0];
+		out->max_ns = v[n - 1];
+		out->mean_ns = sum / n;
+		out->p50_ns = uet_meas_percentile(v, n, 50000);
+		out->p99_ns = uet_meas_percentile(v, n, 99000);
+		out->p999_ns = uet_meas_percentile(v, n, 99900);
+	}
+	free(v);
+	return 0;
+}
+
+bool
+uet_meas_flows_ok(const struct uet_meas *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->cfg.n_flows; i++) {
+		struct uet_meas_flow_rec r;
+
+		(void)uet_meas_flow_get(m, i, &r);
+		if (r.status == UET_MEAS_FAILED || (!m->cfg.repeat && r.status == UET_MEAS_PENDING))
+			return false;
+	}
+	return true;
+}
+
+bool
+uet_meas_completion_ns(const struct uet_meas *m, uint64_t *ns)
+{
+	uint64_t last = 0;
+	bool any = false;
+	uint32_t i;
+
+	for (i = 0; i < m->cfg.n_flows; i++) {
+		const struct flow_st *f = &m->flows[i];
+
+		if (f->send_done_ns != UET_MEAS_NO_TIME &&
+		    (!any || f->send_done_ns > last)) {
+			last = f->send_done_ns;
+			any = true;
+		}
+		if (f->recv_done_ns != UET_MEAS_NO_TIME &&
+		    (!any || f->recv_done_ns > last)) {
+			last = f->recv_done_ns;
+			any = true;
+		}
+	}
+	if (any)
+		*ns = last > m->cfg.start_ns ? last - m->cfg.start_ns : 0;
+	return any;
+}
+
+size_t
+uet_meas_interval_count(const struct uet_meas *m, uint64_t now_ns, bool partial)
+{
+	uint64_t rel;
+
+	if (m->cfg.interval_ns == 0 || now_ns <= m->cfg.start_ns)
+		return 0;
+	rel = now_ns - m->cfg.start_ns;
+	return rel / m->cfg.interval_ns +
+	       (partial && rel % m->cfg.interval_ns != 0);
+}
+
+void
+uet_meas_interval_get(const struct uet_meas *m, size_t i, uint64_t now_ns,
+		      struct uet_meas_interval *out)
+{
+	uint64_t per = m->cfg.interval_ns / m->cfg.bin_ns, b;
+	uint64_t rel = now_ns > m->cfg.start_ns ? now_ns - m->cfg.start_ns : 0;
+
+	memset(out, 0, sizeof(*out));
+	if (m->cfg.interval_ns == 0)
+		return;
+	out->start_ns = i * m->cfg.interval_ns;
+	out->end_ns = out->start_ns + m->cfg.interval_ns;
+	if (out->end_ns > rel && rel > out->start_ns)
+		out->end_ns = rel;
+	for (b = i * per; b < (i + 1) * per && b < m->bins_used; b++) {
+		out->rx_bytes += m->bins[b].rx_bytes;
+		out->tx_bytes += m->bins[b].tx_bytes;
+		out->retx_pkts += m->bins[b].retx_pkts;
+	}
+}
+
+static void
+merge_time(uint64_t *dst, uint64_t src, bool later)
+{
+	if (src == UET_MEAS_NO_TIME)
+		return;
+	if (*dst == UET_MEAS_NO_TIME || (later ? src > *dst : src < *dst))
+		*dst = src;
+}
+
+int
+uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src)
+{
+	const struct uet_meas_config *a = &dst->cfg, *b = &src->cfg;
+	size_t i;
+	uint32_t k;
+
+	if (a->n_flows != b->n_flows || a->ev_base != b->ev_base || a->ev_count != b->ev_count ||
+	    a->start_ns != b->start_ns || a->bin_ns != b->bin_ns || a->repeat != b->repeat)
+		return UET_ERR_INVAL;
+	for (k = 0; k < a->n_flows; k++) {
+		struct flow_st *d = &dst->flows[k];
+		const struct flow_st *s = &src->flows[k];
+
+		if (s->submit_ns == UET_MEAS_NO_TIME && s->send_done_ns == UET_MEAS_NO_TIME &&
+		    s->recv_done_ns == UET_MEAS_NO_TIME)
+			continue;
+		merge_time(&d->submit_ns, s->submit_ns, false);
+		if (s->send_done_ns != UET_MEAS_NO_TIME &&
+		    (d->send_done_ns == UET_MEAS_NO_TIME || s->send_status != 0))
+			d->send_status = s->send_status;
+		merge_time(&d->send_done_ns, s->send_done_ns, true);
+		merge_time(&d->recv_done_ns, s->recv_done_ns, true);
+		d->msgs_acked += s->msgs_acked;
+		d->msgs_failed += s->msgs_failed;
+		d->msgs_received += s->msgs_received;
+	}
+	for (i = 0; i < src->bins_used; i++) {
+		struct bin *bn;
+		uint64_t t = a->start_ns + i * a->bin_ns;
+
+		if (bin_at(dst, t, &bn) != 0) {
+			dst->bad.timeline_full++;
+			continue;
+		}
+		bn->rx_bytes += src->bins[i].rx_bytes;
+		bn->tx_bytes += src->bins[i].tx_bytes;
+		bn->retx_pkts += src->bins[i].retx_pkts;
+	}
+	dst->rx_total += src->rx_total;
+	dst->tx_total += src->tx_total;
+	for (k = 0; k < a->ev_count; k++) {
+		dst->ev_tx[k] += src->ev_tx[k];
+		dst->ev_ce[k] += src->ev_ce[k];
+	}
+	for (i = 0; i < src->n_events; i++)
+		(void)uet_meas_event(dst, src->events[i].now_ns, src->events[i].kind,
+				     src->events[i].detail);
+	uet_meas_add_ep_stats(&dst->stats, &src->stats);
+	dst->verify_checked += src->verify_checked;
+	dst->verify_bad += src->verify_bad;
+	dst->bad.flow += src->bad.flow;
+	dst->bad.ev += src->bad.ev;
+	dst->bad.time += src->bad.time;
+	dst->bad.stats += src->bad.stats;
+	dst->bad.timeline_full += src->bad.timeline_full;
+	dst->bad.events_full += src->bad.events_full;
+	for (i = 0; i < src->n_fct; i++)
+		if (uet_meas_add_fct_sample(dst, src->fct[i]) != 0)
+			return UET_ERR_NOMEM;
+	/* Samples src offered but did not keep still count as offered. */
+	dst->fct_offered += src->fct_offered - src->n_fct;
+	return 0;
+}

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* lib/driver: flows to messages, refused sends retried in order,
+ * completions to the tracker and the measurement, streams, failures
+ * handed to the receiver, the --verify pattern. A fake "send" records
+ * what the driver asks for; the test plays the endpoints. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "driver/driver.h"
+#include "uet/err.h"
+
+#define T0 1000000ULL
+
+struct fake {
+	uint32_t n;               /* sends accepted */
+	uint64_t tag[256];
+	uint32_t src[256], dst[256], len[256];
+	int refuse;               /* refuse the next N sends with NOBUFS */
+	int fail_with;            /* refuse every send with this error */
+	uint32_t gave_up[16], n_gave_up;
+};
+
+static int
+fake_send(void *ctx, const struct uet_wl_flow *f, struct uet_send_req *r, uint64_t now_ns)
+{
+	struct fake *k = ctx;
+
+	(void)now_ns;
+	if (k->fail_with)
+		return k->fail_with;
+	if (k->refuse > 0) {
+		k->refuse--;
+		return UET_ERR_NOBUFS;
+	}
+	assert_true(k->n < 256);
+	k->tag[k->n] = r->tag;
+	k->src[k->n] = f->src;
+	k->dst[k->n] = f->dst;
+	k->len[k->n] = r->len;
+	k->n++;
+	return 0;
+}
+
+static void
+fake_gave_up(void *ctx, uint32_t flow, uint64_t now_ns)
+{
+	struct fake *k = ctx;
+
+	(void)now_ns;
+	k->gave_up[k->n_gave_up++] = flow;
+}
+
+static struct uet_wl *
+build(enum uet_wl_pattern p, uint32_t hosts, uint64_t size, uint32_t iters, uint32_t par)
+{
+	struct uet_wl_spec s = { .pattern = p, .hosts = hosts, .size_bytes = size,
+				 .iterations = iters, .parallel = par, .seed = 1 };
+	struct uet_wl *wl;
+
+	assert_int_equal(uet_wl_build(&s, &wl, NULL, 0), 0);
+	return wl;
+}
+
+static struct uet_meas *
+meas_of(const struct uet_wl *wl, const bool *local, bool repeat)
+{
+	struct uet_meas_flow mf[64];
+	struct uet_meas_config c = { .flows = mf, .n_flows = wl->nflows, .rank_local = local,
+				     .n_ranks = wl->hosts, .ev_base = 1000, .ev_count = 4,
+				     .start_ns = T0, .repeat = repeat };
+	struct uet_meas *m;
+	uint32_t i;
+
+	assert_true(wl->nflows <= 64);
+	for (i = 0; i < wl->nflows; i++) {
+		mf[i].src = wl->flows[i].src;
+		mf[i].dst = wl->flows[i].dst;
+		mf[i].size_bytes = wl->flows[i].size_bytes;
+	}
+	assert_int_equal(uet_meas_create(&c, &m), 0);
+	return m;
+}
+
+static void
+ack(struct uet_drv *d, uint64_t tag, uint64_t now, int status)
+{
+	struct uet_tx_done x = { .tag = tag, .submit_ns = T0, .done_ns = now, .status = status };
+
+	uet_drv_tx_done(d, &x, now);
+}
+
+static void
+deliver(struct uet_drv *d, uint64_t tag, uint32_t len, uint64_t now)
+{
+	struct uet_rx_msg x = { .tag = tag, .msg_len = len, .done_ns = now };
+
+	uet_drv_rx_msg(d, &x);
+}
+
+/* Iterations of a pair with parallel 2: two messages out at t = 0, the
+ * third only after the first is acknowledged; a refused send is retried
+ * first, in order; done when all three are sent and received. */
+static void
+test_iterations_and_retry(void **state)
+{
+	struct uet_wl *wl = build(UET_WL_PAIR, 2, 1000, 3, 2);
+	const bool local[2] = { true, true };
+	struct uet_meas *m = meas_of(wl, local, false);
+	struct uet_drv_cfg c = { .wl = wl, .local = local, .send = fake_send };
+	struct fake k;
+	struct uet_drv *d;
+	struct uet_meas_flow_rec r;
+	uint32_t i;
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	c.ctx = &k;
+	assert_int_equal(uet_drv_create(&c, &d), 0);
+	uet_drv_step(d, T0); /* not begun: nothing */
+	assert_int_equal(k.n, 0);
+	uet_drv_begin(d, m, T0);
+	k.refuse = 1;
+	uet_drv_step(d, T0);
+	assert_int_equal(k.n, 0);      /* flow 0 refused: flow 1 waits behind it */
+	uet_drv_step(d, T0 + 10);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.tag[0], 0);
+	assert_int_equal(k.tag[1], 1);
+	assert_int_equal(k.src[0], 0);
+	assert_int_equal(k.dst[0], 1);
+	assert_int_equal(k.len[0], 1000);
+	uet_drv_step(d, T0 + 20);
+	assert_int_equal(k.n, 2);      /* iteration 2 waits for iteration 0 */
+	ack(d, 0, T0 + 100, 0);
+	uet_drv_step(d, T0 + 110);
+	assert_int_equal(k.n, 3);
+	assert_int_equal(k.tag[2], 2);
+	for (i = 0; i < 3; i++)
+		deliver(d, i, 1000, T0 + 200 + i);
+	assert_false(uet_drv_done(d));
+	ack(d, 1, T0 + 300, 0);
+	ack(d, 2, T0 + 301, 0);
+	assert_true(uet_drv_done(d));
+	assert_int_equal(uet_meas_flow_get(m, 2, &r), 0);
+	assert_int_equal(r.status, UET_MEAS_OK);
+	assert_int_equal(r.submit_ns, T0 + 110);
+	assert_int_equal(uet_drv_stats(d)->progress, 6);
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+	uet_wl_free(wl);
+}
+
+/* Streams: `parallel` messages per stream, another after each
+ * completion, tags numbered per stream; stop ends sending and recording. */
+static void
+test_streams(void **state)
+{
+	struct uet_wl *wl = build(UET_WL_PAIR, 2, 500, 1, 0);
+	const bool local[2] = { true, true };
+	struct uet_meas *m = meas_of(wl, local, true);
+	struct uet_drv_cfg c = { .wl = wl, .local = local, .send = fake_send, .repeat = true,
+				 .parallel = 3 };
+	struct uet_meas_flow_rec r;
+	struct uet_meas_fct f;
+	struct fake k;
+	struct uet_drv *d;
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	c.ctx = &k;
+	assert_int_equal(uet_drv_create(&c, &d), 0);
+	uet_drv_begin(d, m, T0);
+	uet_drv_step(d, T0);
+	assert_int_equal(k.n, 3);
+	assert_int_equal(k.tag[2], (2ULL << 32) | 0);
+	assert_int_equal(uet_drv_next_ns(d), UINT64_MAX);
+	ack(d, k.tag[0], T0 + 700, 0);
+	deliver(d, k.tag[0], 500, T0 + 650);
+	uet_drv_step(d, T0 + 701);
+	assert_int_equal(k.n, 4);
+	assert_int_equal(k.tag[3], 3ULL << 32);
+	uet_drv_stop(d);
+	ack(d, k.tag[1], T0 + 800, 0);  /* after the end: not counted, not refilled */
+	uet_drv_step(d, T0 + 801);
+	assert_int_equal(k.n, 4);
+	assert_int_equal(uet_meas_flow_get(m, 0, &r), 0);
+	assert_int_equal(r.msgs_acked, 1);
+	assert_int_equal(r.msgs_received, 1);
+	assert_int_equal(uet_meas_fct(m, &f), 0);
+	assert_int_equal(f.count, 1);
+	assert_int_equal(f.max_ns, 700);
+	assert_false(uet_drv_done(d));
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+	uet_wl_free(wl);
+}
+
+/* A failed send completes the flow as failed; a receiver driven here is
+ * released at once, one driven elsewhere is handed to gave_up; a send the
+ * endpoint refuses outright fails the flow without waiting. */
+static void
+test_failures(void **state)
+{
+	struct uet_wl *wl = build(UET_WL_PAIR, 2, 100, 1, 0);
+	const bool both[2] = { true, true }, src_only[2] = { true, false };
+	struct uet_meas *m = meas_of(wl, both, false);
+	struct uet_drv_cfg c = { .wl = wl, .local = both, .send = fake_send,
+				 .gave_up = fake_gave_up };
+	struct uet_meas_flow_rec r;
+	struct fake k;
+	struct uet_drv *d;
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	c.ctx = &k;
+	assert_int_equal(uet_drv_create(&c, &d), 0);
+	uet_drv_begin(d, m, T0);
+	uet_drv_step(d, T0);
+	ack(d, 0, T0 + 50, UET_ERR_TIMEOUT);
+	assert_true(uet_drv_done(d)); /* the receiver is here: released */
+	assert_int_equal(k.n_gave_up, 0);
+	assert_int_equal(uet_meas_flow_get(m, 0, &r), 0);
+	assert_int_equal(r.status, UET_MEAS_FAILED);
+	assert_int_equal(r.recv_done_ns, UET_MEAS_NO_TIME);
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+
+	m = meas_of(wl, src_only, false);
+	c.local = src_only;
+	assert_int_equal(uet_drv_create(&c, &d), 0);
+	uet_drv_begin(d, m, T0);
+	uet_drv_step(d, T0);
+	ack(d, 0, T0 + 50, UET_ERR_TIMEOUT);
+	assert_int_equal(k.n_gave_up, 1);
+	assert_int_equal(k.gave_up[0], 0);
+	assert_true(uet_drv_done(d));
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+
+	/* Refused outright. */
+	m = meas_of(wl, both, false);
+	c.local = both;
+	k.fail_with = UET_ERR_INVAL;
+	assert_int_equal(uet_drv_create(&c, &d), 0);
+	uet_drv_begin(d, m, T0);
+	uet_drv_step(d, T0);
+	assert_int_equal(uet_drv_stats(d)->send_errors, 1);
+	assert_int_equal(uet_meas_flow_get(m, 0, &r), 0);
+	assert_int_equal(r.status, UET_MEAS_FAILED);
+	assert_int_equal(r.send_status, UET_ERR_INVAL);
+	uet_drv_peer_gave_up(d, 0, T0 + 1);
+	assert_true(uet_drv_done(d));
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+	uet_wl_free(wl);
+}
+
+/* --verify: the fill pattern checks out at any offset and split; one
+ * wrong byte, or a short message, makes the message bad. */
+static void
+test_verify(void **state)
+{
+	struct uet_wl *wl = build(UET_WL_PAIR, 2, 1000, 2, 0);
+	const bool local[2] = { true, true };
+	struct uet_meas *m = meas_of(wl, local, false);
+	struct uet_drv_cfg c = { .wl = wl, .local = local, .send = fake_send, .verify = true };
+	uint8_t buf[1000];
+	struct uet_tx_meta tm;
+	struct uet_rx_data x;
+	struct fake k;
+	struct uet_drv *d;
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	c.ctx = &k;
+	memset(&tm, 0, sizeof(tm));
+	tm.msg_tag = 0;
+	tm.msg_offset = 0;
+	tm.payload_len = 333;
+	uet_drv_fill(NULL, &tm, buf);
+	tm.msg_offset = 333;
+	tm.payload_len = 667;
+	uet_drv_fill(NULL, &tm, buf + 333);
+	assert_true(uet_drv_payload_ok(0, 0, buf, 1000));
+	assert_true(uet_drv_payload_ok(0, 5, buf + 5, 17));
+	assert_false(uet_drv_payload_ok(1, 0, buf, 1000)); /* another message */
+	assert_int_equal(uet_drv_create(&c, &d), 0);
+	uet_drv_begin(d, m, T0);
+	memset(&x, 0, sizeof(x));
+	x.tag = 0;
+	x.data = buf;
+	x.len = 1000;
+	uet_drv_rx_data(d, &x, T0 + 5);
+	deliver(d, 0, 1000, T0 + 6);
+	assert_int_equal(uet_drv_stats(d)->verify_bad, 0);
+	/* Message 1 with its own pattern but one flipped bit. */
+	tm.msg_tag = 1;
+	tm.msg_offset = 0;
+	tm.payload_len = 1000;
+	uet_drv_fill(NULL, &tm, buf);
+	buf[700] ^= 1;
+	x.tag = 1;
+	uet_drv_rx_data(d, &x, T0 + 7);
+	deliver(d, 1, 1000, T0 + 8);
+	assert_int_equal(uet_drv_stats(d)->verify_checked, 2);
+	assert_int_equal(uet_drv_stats(d)->verify_bad, 1);
+	assert_int_equal(uet_drv_stats(d)->rx_bytes, 2000);
+	/* A message shorter than its flow is bad too, even with good bytes. */
+	uet_drv_stop(d);
+	uet_drv_begin(d, m, T0);
+	buf[700] ^= 1;
+	x.len = 400;
+	uet_drv_rx_data(d, &x, T0 + 9);
+	deliver(d, 1, 400, T0 + 10);
+	assert_int_equal(uet_drv_stats(d)->verify_checked, 3);
+	assert_int_equal(uet_drv_stats(d)->verify_bad, 2);
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+	uet_wl_free(wl);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_iterations_and_retry),
+		cmocka_unit_test(test_streams),
+		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_verify),
+	};
+
+	return cmocka_run_group_tests_name("driver", tests, NULL, NULL);
+}
