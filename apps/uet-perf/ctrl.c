@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctrl.h"
+
+#define MAX_MSG_BYTES (64u << 20)
+
+struct ctrl {
+	uint32_t rank, nranks;
+	int *fds; /* rank 0: fds[r] for peer r (fds[0] unused); others: fds[0] */
+	int lfd;
+};
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int
+left_ms(uint64_t deadline)
+{
+	uint64_t now = mono_ms();
+
+	return now >= deadline ? 0 : (int)(deadline - now);
+}
+
+/* Wait until fd is readable (or writable); 1, 0 on timeout, -1 on error. */
+static int
+wait_fd(int fd, short ev, uint64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = ev };
+	int rc;
+
+	do {
+		rc = poll(&p, 1, left_ms(deadline));
+	} while (rc < 0 && errno == EINTR);
+	return rc;
+}
+
+static int
+io_all(int fd, void *buf, size_t n, bool wr, uint64_t deadline)
+{
+	uint8_t *b = buf;
+
+	while (n > 0) {
+		ssize_t k;
+
+		if (wait_fd(fd, wr ? POLLOUT : POLLIN, deadline) <= 0)
+			return -1;
+		k = wr ? send(fd, b, n, MSG_NOSIGNAL) : recv(fd, b, n, 0);
+		if (k < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (k <= 0)
+			return -1;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int
+send_msg(int fd, json_t *j, uint64_t deadline)
+{
+	char *s = json_dumps(j, JSON_COMPACT);
+	uint32_t len, be;
+	int rc;
+
+	if (s == NULL)
+		return -1;
+	len = (uint32_t)strlen(s);
+	be = htonl(len);
+	rc = io_all(fd, &be, 4, true, deadline);
+	if (rc == 0)
+		rc = io_all(fd, s, len, true, deadline);
+	free(s);
+	return rc;
+}
+
+static json_t *
+recv_msg(int fd, uint64_t deadline)
+{
+	json_error_t je;
+	uint32_t be, len;
+	char *s;
+	json_t *j;
+
+	if (io_all(fd, &be, 4, false, deadline) != 0)
+		return NULL;
+	len = ntohl(be);
+	if (len > MAX_MSG_BYTES)
+		return NULL;
+	s = malloc(len + 1);
+	if (s == NULL)
+		return NULL;
+	if (io_all(fd, s, len, false, deadline) != 0) {
+		free(s);
+		return NULL;
+	}
+	s[len] = '\0';
+	j = json_loads(s, 0, &je);
+	free(s);
+	return j;
+}
+
+static void
+nodelay(int fd)
+{
+	int one = 1;
+
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static int
+open_coordinator(struct ctrl *c, uint16_t port, uint64_t deadline, char *err, size_t errlen)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_ANY) };
+	uint32_t joined = 1;
+	int one = 1;
+
+	c->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->lfd < 0 || setsockopt(c->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(c->lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(c->lfd, 64) != 0) {
+		snprintf(err, errlen, "control channel: cannot listen on TCP port %u: %s", port,
+			 strerror(errno));
+		return -1;
+	}
+	while (joined < c->nranks) {
+		json_t *j;
+		json_int_t r, n;
+		int fd;
+
+		if (wait_fd(c->lfd, POLLIN, deadline) <= 0) {
+			snprintf(err, errlen, "control channel: %u of %u ranks joined before the "
+				 "timeout", joined, c->nranks);
+			return -1;
+		}
+		fd = accept(c->lfd, NULL, NULL);
+		if (fd < 0)
+			continue;
+		nodelay(fd);
+		j = recv_msg(fd, deadline);
+		r = n = -2;
+		if (j != NULL && json_unpack(j, "{s:I, s:I}", "rank", &r, "nranks", &n) == 0 &&
+		    r == -1 && n == 0) {
+			/* A client without a rank (pairwise mode): the next
+			 * free one, in the order they come. */
+			for (r = 1; r < (json_int_t)c->nranks && c->fds[r] >= 0; r++)
+				;
+			n = c->nranks;
+		}
+		if (j == NULL || n != (json_int_t)c->nranks || r <= 0 || r >= n || c->fds[r] >= 0) {
+			/* A stray or mismatched connection: refuse it, keep
+			 * waiting for the real ones. */
+			json_decref(j);
+			close(fd);
+			continue;
+		}
+		json_decref(j);
+		j = json_pack("{s:I, s:I}", "rank", r, "nranks", (json_int_t)c->nranks);
+		if (j == NULL || send_msg(fd, j, deadline) != 0) {
+			json_decref(j);
+			close(fd);
+			continue;
+		}
+		json_decref(j);
+		c->fds[r] = fd;
+		joined++;
+	}
+	return 0;
+}
+
+static int
+open_peer(struct ctrl *c, const char *ip, uint16_t port, uint64_t deadline, char *err,
+	  size_t errlen)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	json_int_t r, n;
+	json_t *j;
+
+	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
+		snprintf(err, errlen, "control channel: bad coordinator address '%s'", ip);
+		return -1;
+	}
+	for (;;) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+			c->fds[0] = fd;
+			break;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (left_ms(deadline) == 0) {
+			snprintf(err, errlen, "control channel: cannot reach rank 0 at %s:%u: %s",
+				 ip, port, strerror(errno));
+			return -1;
+		}
+		usleep(50000);
+	}
+	nodelay(c->fds[0]);
+	j = json_pack("{s:I, s:I}", "rank",
+		      c->rank == CTRL_RANK_ANY ? (json_int_t)-1 : (json_int_t)c->rank,
+		      "nranks", (json_int_t)c->nranks);
+	if (j == NULL || send_msg(c->fds[0], j, deadline) != 0) {
+		json_decref(j);
+		snprintf(err, errlen, "control channel: rank 0 closed the connection");
+		return -1;
+	}
+	json_decref(j);
+	/* The welcome: our rank (assigned, or ours confirmed) and the size. */
+	j = recv_msg(c->fds[0], deadline);
+	if (j == NULL || json_unpack(j, "{s:I, s:I}", "rank", &r, "nranks", &n) != 0 || n < 2 ||
+	    r <= 0 || r >= n || (c->rank != CTRL_RANK_ANY && (uint32_t)r != c->rank)) {
+		json_decref(j);
+		snprintf(err, errlen, "control channel: rank 0 at %s:%u refused rank %d of %u "
+			 "(another run on that port, a rank taken twice, or a different hosts "
+			 "list)", ip, port, c->rank == CTRL_RANK_ANY ? -1 : (int)c->rank,
+			 c->nranks);
+		return -1;
+	}
+	json_decref(j);
+	c->rank = (uint32_t)r;
+	c->nranks = (uint32_t)n;
+	return 0;
+}
+
+int
+ctrl_open(uint32_t rank, uint32_t nranks, const char *coord_ip, uint16_t port,
+	  uint32_t timeout_ms, struct ctrl **out, char *err, size_t errlen)
+{
+	uint64_t deadline = mono_ms() + timeout_ms;
+	struct ctrl *c;
+	uint32_t i;
+	int rc;
+
+	if (rank != CTRL_RANK_ANY && (nranks == 0 || rank >= nranks)) {
+		snprintf(err, errlen, "control channel: rank %u of %u", rank, nranks);
+		return -1;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return -1;
+	c->fds = malloc((nranks ? nranks : 1) * sizeof(int));
+	if (c->fds == NULL) {
+		free(c);
+		return -1;
+	}
+	for (i = 0; i < (nranks ? nranks : 1); i++)
+		c->fds[i] = -1;
+	c->lfd = -1;
+	c->rank = rank;
+	c->nranks = nranks;
+	rc = rank == 0 ? open_coordinator(c, port, deadline, err, errlen)
+		       : open_peer(c, coord_ip, port, deadline, err, errlen);
+	if (rc != 0) {
+		ctrl_close(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+uint32_t
+ctrl_rank(const struct ctrl *c)
+{
+	return c->rank;
+}
+
+uint32_t
+ctrl_nranks(const struct ctrl *c)
+{
+	return c->nranks;
+}
+
+void
+ctrl_close(struct ctrl *c)
+{
+	uint32_t i;
+
+	if (c == NULL)
+		return;
+	/* A peer learns nranks late: it holds fds[0] only. */
+	for (i = 0; i < (c->rank == 0 ? c->nranks : 1); i++)
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+	if (c->lfd >= 0)
+		close(c->lfd);
+	free(c->fds);
+	free(c);
+}
+
+json_t *
+ctrl_allgather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, size_t errlen)
+{
+	uint64_t deadline = mono_ms() + timeout_ms;
+	json_t *all;
+	uint32_t r;
+
+	if (c->rank != 0) {
+		if (send_msg(c->fds[0], mine, deadline) != 0) {
+			snprintf(err, errlen, "control channel: lost rank 0");
+			return NULL;
+		}
+		all = recv_msg(c->fds[0], deadline);
+		if (all == NULL || !json_is_array(all) || json_array_size(all) != c->nranks) {
+			json_decref(all);
+			snprintf(err, errlen, "control channel: no answer from rank 0 in time");
+			return NULL;
+		}
+		return all;
+	}
+	all = json_array();
+	json_array_append(all, mine);
+	/* Peers answer in any order; collect in rank order, each with its
+	 * own deadline share. */
+	for (r = 1; r < c->nranks; r++) {
+		json_t *j = recv_msg(c->fds[r], deadline);
+
+		if (j == NULL) {
+			snprintf(err, errlen, "control channel: rank %u did not report in time", r);
+			json_decref(all);
+			return NULL;
+		}
+		json_array_append_new(all, j);
+	}
+	for (r = 1; r < c->nranks; r++) {
+		if (send_msg(c->fds[r], all, deadline) != 0) {
+			snprintf(err, errlen, "control channel: lost rank %u", r);
+			json_decref(all);
+			return NULL;
+		}
+	}
+	return all;
+}

@@ -1,0 +1,711 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * uet-perf: a perf tool for the UET-style transport over DPDK.
+ *
+ *   uet-perf <EAL args> -- <options>
+ *
+ * Modes (lib/conf): every --endpoint a rank of this one process (local);
+ * --server [--clients N] / --client HOST (pairwise, like ib_write_bw, one
+ * server for many clients); --hosts FILE with a rank (multi-host; the ranks
+ * sharing a control address run in one process, the process of rank 0
+ * coordinates over TCP). Exit status: 0 when every flow completed (and
+ * verified), 1 when the run failed, 2 for bad input.
+ */
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <rte_log.h>
+
+#include "conf/conf.h"
+#include "ctrl.h"
+#include "dpdk/dpdk.h"
+#include "driver/driver.h"
+#include "merge.h"
+#include "net/frame.h"
+#include "report/output.h"
+#include "run.h"
+#include "uet/err.h"
+
+#define CTRL_TIMEOUT_MS 60000
+#define RESULT_TIMEOUT_MS 600000
+
+static volatile int stop_flag;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+/* Everything main keeps across the run. */
+struct app {
+	struct uet_perf_opts o;
+	struct uet_perf_hosts hosts;
+	struct uet_perf_algo_cfg algo;
+	struct perf_plan plan;
+	struct ctrl *ctrl;
+	uint32_t proc, nprocs;
+	uint64_t hash;
+	struct uet_out *out;
+	uint64_t size;            /* of the run in progress */
+	enum uet_wl_pattern shown; /* the pattern asked for (pairwise pair
+				    * runs as incast) */
+};
+
+/* Processes of a hosts list: ranks sharing a control address share a
+ * process; processes are numbered in the order of their first rank. Fills
+ * proc[] and returns how many there are. */
+static uint32_t
+procs_of(const struct uet_perf_hosts *h, uint32_t *proc)
+{
+	uint32_t n = 0, r, j;
+
+	for (r = 0; r < h->n; r++) {
+		for (j = 0; j < r && h->h[j].control_ip != h->h[r].control_ip; j++)
+			;
+		proc[r] = j == r ? n++ : proc[j];
+	}
+	return n;
+}
+
+static int
+allgather_ready(void *ctx, const char *what, char *err, size_t errlen)
+{
+	struct app *a = ctx;
+	json_t *mine = json_pack("{s:s}", "step", what), *all;
+
+	all = ctrl_allgather(a->ctrl, mine, RESULT_TIMEOUT_MS, err, errlen);
+	json_decref(mine);
+	if (all == NULL)
+		return -1;
+	json_decref(all);
+	return 0;
+}
+
+static int
+hook_barrier(void *ctx, char *err, size_t errlen)
+{
+	return allgather_ready(ctx, "start", err, errlen);
+}
+
+static int
+hook_finish(void *ctx, char *err, size_t errlen)
+{
+	return allgather_ready(ctx, "done", err, errlen);
+}
+
+static void
+hook_started(void *ctx, const struct uet_meas *m)
+{
+	struct app *a = ctx;
+
+	uet_out_started(a->out, m, a->size);
+}
+
+static void
+hook_interval(void *ctx, const struct uet_meas_interval *iv)
+{
+	struct app *a = ctx;
+
+	uet_out_interval(a->out, iv);
+}
+
+/* Hello: versions and the configuration hash must agree; each process
+ * tells the data addresses of its ranks (and their MACs when configured)
+ * to the others, so a pairwise client and server learn each other's. */
+static int
+hello(struct app *a, char *err, size_t errlen)
+{
+	struct perf_plan *p = &a->plan;
+	json_t *mine, *all, *ranks = json_array(), *o;
+	char hash[32];
+	size_t i, k;
+	uint32_t r;
+
+	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)a->hash);
+	for (r = 0; r < p->nranks; r++) {
+		const uint8_t *m = p->ranks[r].mac;
+
+		if (!p->local[r])
+			continue;
+		json_array_append_new(ranks, json_pack("[i,I,b,[i,i,i,i,i,i]]", (int)r,
+			(json_int_t)p->ranks[r].ip, p->ranks[r].has_mac, m[0], m[1], m[2], m[3],
+			m[4], m[5]));
+	}
+	mine = json_pack("{s:s, s:s, s:i, s:o}", "version", uet_perf_version(), "hash", hash,
+			 "proc", (int)a->proc, "ranks", ranks);
+	all = ctrl_allgather(a->ctrl, mine, CTRL_TIMEOUT_MS, err, errlen);
+	json_decref(mine);
+	if (all == NULL)
+		return -1;
+	json_array_foreach(all, i, o) {
+		const char *v = json_string_value(json_object_get(o, "version"));
+		const char *h = json_string_value(json_object_get(o, "hash"));
+		json_t *e;
+
+		if (v == NULL || strcmp(v, uet_perf_version()) != 0) {
+			snprintf(err, errlen, "process %zu runs uet-perf %s, this one %s", i,
+				 v ? v : "?", uet_perf_version());
+			json_decref(all);
+			return -1;
+		}
+		if (h == NULL || strcmp(h, hash) != 0) {
+			snprintf(err, errlen, "process %zu was started with other workload or "
+				 "transport options (config hash %s, here %s)", i, h ? h : "?", hash);
+			json_decref(all);
+			return -1;
+		}
+		json_array_foreach(json_object_get(o, "ranks"), k, e) {
+			int rr, b[6], j, has;
+			json_int_t ip;
+
+			if (json_unpack(e, "[i,I,b,[i,i,i,i,i,i]]", &rr, &ip, &has, &b[0], &b[1], &b[2],
+					&b[3], &b[4], &b[5]) != 0 ||
+			    rr < 0 || (uint32_t)rr >= p->nranks || p->local[rr])
+				continue;
+			if (p->ranks[rr].ip == 0)
+				p->ranks[rr].ip = (uint32_t)ip;
+			if (has && !p->ranks[rr].has_mac) {
+				for (j = 0; j < 6; j++)
+					p->ranks[rr].mac[j] = (uint8_t)b[j];
+				p->ranks[rr].has_mac = true;
+			}
+		}
+	}
+	json_decref(all);
+	for (r = 0; r < p->nranks; r++) {
+		if (p->ranks[r].ip == 0) {
+			snprintf(err, errlen, "no process announced rank %u's data address", r);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static json_t *
+test_start_json(const struct app *a)
+{
+	const struct uet_perf_opts *o = &a->o;
+	const struct perf_plan *p = &a->plan;
+	json_t *ts = json_object();
+
+	json_object_set_new(ts, "pattern", json_string(o->pattern));
+	json_object_set_new(ts, "hosts", json_integer(p->nranks));
+	json_object_set_new(ts, "processes", json_integer(a->nprocs ? a->nprocs : 1));
+	json_object_set_new(ts, "size_bytes", json_integer((json_int_t)p->wl.size_bytes));
+	json_object_set_new(ts, "streams", json_integer(p->wl.streams));
+	json_object_set_new(ts, "iterations", json_integer(p->repeat ? 0 : p->wl.iterations));
+	json_object_set_new(ts, "duration_ns", json_integer((json_int_t)p->duration_ns));
+	json_object_set_new(ts, "parallel", json_integer(o->parallel));
+	json_object_set_new(ts, "seed", json_integer((json_int_t)p->wl.seed));
+	json_object_set_new(ts, "lb", json_string(o->lb));
+	json_object_set_new(ts, "cc", json_string(o->cc));
+	json_object_set_new(ts, "mtu_bytes", json_integer(o->mtu_bytes));
+	json_object_set_new(ts, "ack_every_bytes", json_integer(o->ack_every_bytes));
+	json_object_set_new(ts, "base_rtt_ns", json_integer((json_int_t)p->ep.base_rtt_ns));
+	json_object_set_new(ts, "link_bps", json_integer((json_int_t)p->ep.link_bps));
+	json_object_set_new(ts, "verify", json_boolean(p->verify));
+	return ts;
+}
+
+/* A measurement of the whole run (every rank local, time 0 = start) with
+ * the same flows, EVs and bins as this process's. */
+static int
+global_meas(const struct uet_wl *wl, const struct uet_meas_config *lc, struct uet_meas **out)
+{
+	struct uet_meas_config gc = *lc;
+	struct uet_meas_flow *mf = calloc(wl->nflows ? wl->nflows : 1, sizeof(*mf));
+	uint32_t i;
+	int rc;
+
+	if (mf == NULL)
+		return UET_ERR_NOMEM;
+	for (i = 0; i < wl->nflows; i++) {
+		mf[i].src = wl->flows[i].src;
+		mf[i].dst = wl->flows[i].dst;
+		mf[i].size_bytes = wl->flows[i].size_bytes;
+		mf[i].stream = wl->flows[i].stream;
+		mf[i].step = wl->flows[i].step;
+	}
+	gc.flows = mf;
+	gc.n_flows = wl->nflows;
+	gc.rank_local = NULL;
+	gc.start_ns = 0;
+	rc = uet_meas_create(&gc, out);
+	free(mf);
+	return rc;
+}
+
+static int
+bad(const char *msg)
+{
+	fprintf(stderr, "uet-perf: %s\n", msg);
+	return UET_CONF_EXIT_USAGE;
+}
+
+/* Ranks, local set and endpoint addresses from the mode (for a pairwise
+ * client: once the control channel told its rank and the size). */
+static int
+make_ranks(struct app *a, uint32_t my_rank, char *err, size_t errlen)
+{
+	const struct uet_perf_opts *o = &a->o;
+	struct perf_plan *p = &a->plan;
+	uint32_t r, i;
+
+	switch (o->mode) {
+	case UET_PERF_MODE_LOCAL:
+		p->nranks = o->n_endpoints;
+		break;
+	case UET_PERF_MODE_HOSTS:
+		p->nranks = a->hosts.n;
+		break;
+	case UET_PERF_MODE_SERVER:
+		p->nranks = o->clients + 1;
+		break;
+	case UET_PERF_MODE_CLIENT:
+		p->nranks = a->nprocs;
+		break;
+	default:
+		snprintf(err, errlen, "choose a mode: --endpoint (two or more, one process), "
+			 "--server, --client HOST or --hosts FILE (see --help)");
+		return -1;
+	}
+	p->ranks = calloc(p->nranks, sizeof(*p->ranks));
+	p->local = calloc(p->nranks, sizeof(bool));
+	if (p->ranks == NULL || p->local == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (r = 0; r < p->nranks; r++) {
+		const struct uet_perf_endpoint *e = NULL;
+
+		if (o->mode == UET_PERF_MODE_LOCAL) {
+			e = &o->endpoints[r];
+			p->local[r] = true;
+		} else if (o->mode == UET_PERF_MODE_HOSTS) {
+			e = &a->hosts.h[r];
+		} else if (r == my_rank) {
+			/* Pairwise: the server is rank 0 (it listens), the
+			 * clients 1..N; each knows only its own endpoint. */
+			if (o->n_endpoints != 1) {
+				snprintf(err, errlen, "--server and --client need exactly one "
+					 "--endpoint (this side's data address)");
+				return -1;
+			}
+			e = &o->endpoints[0];
+			p->local[r] = true;
+		}
+		if (e == NULL)
+			continue;
+		p->ranks[r].ip = e->ip;
+		p->ranks[r].port_id = e->port;
+		p->ranks[r].queue = e->queue;
+		p->ranks[r].prefix_len = e->prefix_len;
+		p->ranks[r].gateway = e->gateway;
+		memcpy(p->ranks[r].mac, e->mac, 6);
+		p->ranks[r].has_mac = e->has_mac;
+	}
+	for (i = 0; i < o->n_neighbors; i++)
+		for (r = 0; r < p->nranks; r++)
+			if (p->ranks[r].ip == o->neighbors[i].ip) {
+				memcpy(p->ranks[r].mac, o->neighbors[i].mac, 6);
+				p->ranks[r].has_mac = true;
+			}
+	if (o->mode == UET_PERF_MODE_HOSTS) {
+		uint32_t me = o->rank != UET_PERF_RANK_UNSET ? o->rank : o->local.r[0].lo;
+		uint32_t *proc = calloc(a->hosts.n, sizeof(uint32_t));
+
+		if (proc == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		a->nprocs = procs_of(&a->hosts, proc);
+		a->proc = proc[me];
+		for (r = 0; r < p->nranks; r++)
+			p->local[r] = o->local.n > 0 ? uet_perf_set_has(&o->local, r)
+						     : proc[r] == a->proc;
+		free(proc);
+	} else if (o->mode == UET_PERF_MODE_LOCAL) {
+		a->nprocs = 1;
+	}
+	return 0;
+}
+
+static int
+workload_spec(struct app *a, char *err, size_t errlen)
+{
+	const struct uet_perf_opts *o = &a->o;
+	struct perf_plan *p = &a->plan;
+
+	if (uet_drv_spec_from_opts(o, p->nranks, p->ep.link_bps, &p->wl, &p->repeat, err,
+				   errlen) != 0)
+		return -1;
+	a->shown = p->wl.pattern;
+	/* Pairwise: every client sends to the server (perftest's direction;
+	 * with one client that is pair 1 -> 0). */
+	if ((o->mode == UET_PERF_MODE_CLIENT || o->mode == UET_PERF_MODE_SERVER) &&
+	    p->wl.pattern == UET_WL_PAIR) {
+		p->wl.pattern = UET_WL_INCAST;
+		p->wl.root = 0;
+		p->wl.fanin = p->nranks - 1;
+	}
+	return 0;
+}
+
+/* A workload that cannot be built is bad input: say so before traffic. */
+static int
+probe_workload(const struct app *a, char *err, size_t errlen)
+{
+	struct uet_wl_spec s = a->plan.wl;
+	struct uet_wl *wl;
+	uint32_t i;
+
+	s.size_bytes = a->o.min_bytes;
+	if (uet_wl_build(&s, &wl, err, errlen) != 0)
+		return -1;
+	for (i = 0; i < wl->unsupported; i++)
+		fprintf(stderr, "uet-perf: %s: not supported on NICs, ignored (a failure "
+			"needs switch access: use --exec-at or --fail-ev-at)\n",
+			wl->unsupported_text[i]);
+	uet_wl_free(wl);
+	return 0;
+}
+
+/* --client HOST: its IPv4 address (a name is looked up). */
+static int
+coordinator_ip(const char *host, char *ip, size_t n, char *err, size_t errlen)
+{
+	struct addrinfo hints, *res = NULL;
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc != 0 || res == NULL) {
+		snprintf(err, errlen, "option '--client': cannot resolve '%s': %s", host,
+			 gai_strerror(rc));
+		return -1;
+	}
+	inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, ip, (socklen_t)n);
+	freeaddrinfo(res);
+	return 0;
+}
+
+static void
+set_verbosity(uint32_t v)
+{
+	/* -v: what uet-perf and lib/dpdk set up; -vv: debug. */
+	if (v >= 1)
+		(void)rte_log_set_level_pattern("uet.*", v >= 2 ? RTE_LOG_DEBUG : RTE_LOG_INFO);
+}
+
+/* Gather every process's measurement into one of the whole run. */
+static struct uet_meas *
+gather(struct app *a, const struct perf_result *res, uint64_t *end_ns, char *err,
+       size_t errlen)
+{
+	json_t *mine = perf_export(res->meas, res->end_ns), *all, *e;
+	struct uet_meas *g = NULL;
+	struct uet_ep_stats sum;
+	size_t j;
+
+	all = ctrl_allgather(a->ctrl, mine, RESULT_TIMEOUT_MS, err, errlen);
+	json_decref(mine);
+	if (all == NULL)
+		return NULL;
+	/* Every process gets everything: each reports the whole run. */
+	memset(&sum, 0, sizeof(sum));
+	*end_ns = 0;
+	if (global_meas(res->wl, uet_meas_config(res->meas), &g) == 0) {
+		json_array_foreach(all, j, e)
+			if (perf_import(g, &sum, e, end_ns) != 0)
+				fprintf(stderr, "uet-perf: process %zu sent a malformed result\n", j);
+		(void)uet_meas_set_ep_stats(g, *end_ns, &sum);
+	} else {
+		snprintf(err, errlen, "out of memory for the run's measurement");
+	}
+	json_decref(all);
+	return g;
+}
+
+static int
+run_sizes(struct app *a, struct perf_ctx *ctx)
+{
+	const struct uet_perf_opts *o = &a->o;
+	uint64_t size, last = o->max_bytes;
+	int exit_code = 0;
+	char err[512];
+
+	for (size = o->min_bytes; size <= last && !stop_flag;
+	     size = size * (o->step_factor > 1 ? o->step_factor : 2)) {
+		struct uet_wl_spec spec = a->plan.wl;
+		struct perf_result res;
+		struct uet_meas *report_m;
+		uint64_t end_ns;
+		const char *run_err;
+		int rc;
+
+		spec.size_bytes = size;
+		a->size = size;
+		rc = perf_run_one(ctx, &spec, &res);
+		run_err = rc != 0 ? res.error : NULL;
+		if (rc != 0)
+			fprintf(stderr, "uet-perf: %s\n", res.error);
+		report_m = res.meas;
+		end_ns = res.end_ns;
+		if (a->nprocs > 1 && res.meas != NULL) {
+			report_m = gather(a, &res, &end_ns, err, sizeof(err));
+			if (report_m == NULL) {
+				fprintf(stderr, "uet-perf: %s\n", err);
+				exit_code = 1;
+			}
+		}
+		if (report_m != NULL &&
+		    uet_out_result(a->out, report_m, res.wl, size, end_ns, run_err, err,
+				    sizeof(err)) != 0) {
+			fprintf(stderr, "uet-perf: %s\n", err);
+			exit_code = 1;
+		}
+		if (rc != 0 || (!a->plan.repeat && !res.complete) || res.verify_bad_msgs != 0 ||
+		    (report_m != NULL && !uet_meas_flows_ok(report_m)))
+			exit_code = 1;
+		if (report_m != NULL && report_m != res.meas) {
+			uint64_t checked, badn;
+
+			uet_meas_verify_get(report_m, &checked, &badn);
+			if (badn != 0)
+				exit_code = 1;
+		}
+		if (res.verify_bad_msgs != 0)
+			fprintf(stderr, "uet-perf: %llu messages failed verification\n",
+				(unsigned long long)res.verify_bad_msgs);
+		if (report_m != res.meas)
+			uet_meas_destroy(report_m);
+		uet_meas_destroy(res.meas);
+		uet_wl_free(res.wl);
+		if (rc != 0 || size > last / (o->step_factor > 1 ? o->step_factor : 2))
+			break;
+	}
+	return exit_code;
+}
+
+static int
+app_args(int argc, char **argv, int *dd, struct app *a, char *err, size_t errlen)
+{
+	char **v;
+	int n, i, rc;
+
+	/* uet-perf <EAL args> -- <options>: parse ours first, so bad options
+	 * fail fast (exit 2) without starting DPDK. */
+	for (*dd = 1; *dd < argc && strcmp(argv[*dd], "--") != 0; (*dd)++)
+		;
+	n = *dd < argc ? argc - *dd : argc;
+	v = calloc((size_t)n + 1, sizeof(char *));
+	if (v == NULL)
+		return UET_CONF_EBAD;
+	v[0] = argv[0];
+	for (i = 1; i < n; i++)
+		v[i] = *dd < argc ? argv[*dd + i] : argv[i];
+	rc = uet_perf_opts_parse(&a->o, n, v, err, errlen);
+	free(v);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct app a;
+	struct perf_plan *plan = &a.plan;
+	struct perf_fail_ev *fails = NULL;
+	struct perf_exec *execs = NULL;
+	struct perf_ctx *ctx = NULL;
+	struct uet_out_cfg oc;
+	char err[512] = "", version[64], coord[64] = "";
+	int dd, rc, exit_code = 1;
+	uint32_t k, my_rank = 0;
+	json_t *ts = NULL;
+
+	rc = app_args(argc, argv, &dd, &a, err, sizeof(err));
+	if (rc == UET_CONF_HELP) {
+		uet_perf_opts_usage(stdout);
+		return 0;
+	}
+	if (rc == UET_CONF_VERSION) {
+		printf("uet-perf %s\n", uet_perf_version());
+		return 0;
+	}
+	if (rc != UET_CONF_OK)
+		return bad(err);
+	if (uet_perf_opts_resolve_rank(&a.o, getenv, err, sizeof(err)) != 0)
+		return bad(err);
+	if (a.o.mode == UET_PERF_MODE_HOSTS &&
+	    (uet_perf_hosts_load(&a.hosts, a.o.hosts, err, sizeof(err)) != 0 ||
+	     uet_perf_opts_check_hosts(&a.o, &a.hosts, err, sizeof(err)) != 0))
+		return bad(err);
+	if (uet_perf_opts_to_ep_config(&a.o, &plan->ep, &a.algo, err, sizeof(err)) != 0)
+		return bad(err);
+	if (a.o.mode == UET_PERF_MODE_CLIENT &&
+	    coordinator_ip(a.o.client, coord, sizeof(coord), err, sizeof(err)) != 0)
+		return bad(err);
+	/* Everything that needs no peer is checked before DPDK starts. */
+	if (a.o.mode != UET_PERF_MODE_CLIENT &&
+	    (make_ranks(&a, 0, err, sizeof(err)) != 0 || workload_spec(&a, err, sizeof(err)) != 0 ||
+	     probe_workload(&a, err, sizeof(err)) != 0)) {
+		exit_code = bad(err);
+		goto out;
+	}
+	if (a.o.mode == UET_PERF_MODE_NONE) {
+		exit_code = bad("choose a mode: --endpoint (two or more, one process), --server, "
+				"--client HOST or --hosts FILE (see --help)");
+		goto out;
+	}
+	plan->duration_ns = (uint64_t)(a.o.duration_s * 1e9);
+	plan->parallel = a.o.parallel;
+	plan->interval_ns = (uint64_t)(a.o.interval_s * 1e9);
+	plan->bin_ns = (uint64_t)a.o.bin_us * 1000;
+	if (plan->interval_ns && plan->bin_ns)
+		plan->interval_ns -= plan->interval_ns % plan->bin_ns; /* whole bins */
+	plan->stall_ns = (uint64_t)(a.o.stall_timeout_s * 1e9);
+	plan->verify = a.o.verify;
+	plan->dscp_data = a.o.dscp_data;
+	plan->dscp_ctrl = a.o.dscp_ctrl;
+	plan->dscp_retx = a.o.dscp_retx;
+	plan->zero_udp_csum = a.o.zero_udp_csum;
+	plan->frame_mtu = (uint16_t)(UET_ETH_HLEN + uet_perf_ip_mtu_bytes(&a.o));
+	plan->arp_timeout_ns = 5000000000ULL;
+	plan->stop = &stop_flag;
+	fails = calloc(UET_PERF_MAX_FAIL_EV * UET_PERF_SET_MAX, sizeof(*fails));
+	execs = calloc(UET_PERF_MAX_EXEC, sizeof(*execs));
+	if (fails == NULL || execs == NULL)
+		goto out;
+	for (k = 0; k < a.o.n_fail_ev; k++) {
+		uint32_t j;
+
+		for (j = 0; j < a.o.fail_ev[k].evs.n; j++) {
+			fails[plan->nfail].at_ns = a.o.fail_ev[k].at_ns;
+			fails[plan->nfail].lo = (uint16_t)a.o.fail_ev[k].evs.r[j].lo;
+			fails[plan->nfail].hi = (uint16_t)a.o.fail_ev[k].evs.r[j].hi;
+			plan->nfail++;
+		}
+	}
+	for (k = 0; k < a.o.n_exec; k++) {
+		execs[k].at_ns = a.o.exec[k].at_ns;
+		execs[k].cmd = a.o.exec[k].cmd;
+	}
+	plan->fail = fails;
+	plan->exec = execs;
+	plan->nexec = a.o.n_exec;
+	a.hash = uet_perf_opts_hash(&a.o);
+	snprintf(version, sizeof(version), "uet-perf %s", uet_perf_version());
+
+	perf_save_cpus();
+	rc = uet_dpdk_eal_init(dd < argc ? dd : 1, argv, err, sizeof(err));
+	if (rc < 0) {
+		exit_code = bad(err);
+		goto out;
+	}
+	set_verbosity(a.o.verbose);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (uet_dpdk_telemetry_init(plan->ep.ev_base, plan->ep.ev_count) != 0)
+		fprintf(stderr, "uet-perf: telemetry disabled: out of memory\n");
+	/* Ports start before the control channel opens, except on a pairwise
+	 * client (its rank comes from the server): a peer that connects is
+	 * then sure to find our ports up (net_memif's server side must start
+	 * first). */
+	if (a.o.mode != UET_PERF_MODE_CLIENT && perf_setup(plan, &ctx, err, sizeof(err)) != 0) {
+		fprintf(stderr, "uet-perf: %s\n", err);
+		goto eal;
+	}
+	/* The control channel: rank 0's process listens, the others join. */
+	if (a.o.mode == UET_PERF_MODE_SERVER || a.o.mode == UET_PERF_MODE_CLIENT ||
+	    a.nprocs > 1) {
+		uint32_t me = 0, n = 0;
+
+		if (a.o.mode == UET_PERF_MODE_SERVER) {
+			n = a.o.clients + 1;
+		} else if (a.o.mode == UET_PERF_MODE_CLIENT) {
+			me = CTRL_RANK_ANY;
+		} else {
+			me = a.proc;
+			n = a.nprocs;
+			uet_ip_str(a.hosts.h[0].control_ip, coord);
+		}
+		if (ctrl_open(me, n, coord, a.o.control_port, CTRL_TIMEOUT_MS, &a.ctrl, err,
+			      sizeof(err)) != 0) {
+			fprintf(stderr, "uet-perf: %s\n", err);
+			goto teardown;
+		}
+		if (a.o.mode == UET_PERF_MODE_CLIENT || a.o.mode == UET_PERF_MODE_SERVER) {
+			a.proc = ctrl_rank(a.ctrl);
+			a.nprocs = ctrl_nranks(a.ctrl);
+			my_rank = a.proc;
+		}
+		if (a.o.mode == UET_PERF_MODE_CLIENT &&
+		    (make_ranks(&a, my_rank, err, sizeof(err)) != 0 ||
+		     workload_spec(&a, err, sizeof(err)) != 0 ||
+		     probe_workload(&a, err, sizeof(err)) != 0)) {
+			exit_code = bad(err);
+			goto teardown;
+		}
+		if (hello(&a, err, sizeof(err)) != 0) {
+			fprintf(stderr, "uet-perf: %s\n", err);
+			goto teardown;
+		}
+		plan->hooks.barrier = hook_barrier;
+		plan->hooks.finish = hook_finish;
+	}
+	plan->hooks.ctx = &a;
+	plan->hooks.started = hook_started;
+	plan->hooks.interval = hook_interval;
+	if (ctx == NULL && perf_setup(plan, &ctx, err, sizeof(err)) != 0) {
+		fprintf(stderr, "uet-perf: %s\n", err);
+		goto eal;
+	}
+	if (perf_connect(ctx, err, sizeof(err)) != 0) {
+		fprintf(stderr, "uet-perf: %s\n", err);
+		goto teardown;
+	}
+	ts = test_start_json(&a);
+	json_object_set_new(ts, "lcores", json_integer(perf_lcores(ctx)));
+	memset(&oc, 0, sizeof(oc));
+	oc.version = version;
+	oc.test_start = ts;
+	oc.json_path = a.o.json[0] ? a.o.json : NULL;
+	oc.json_stream = a.o.json_stream;
+	oc.csv_prefix = a.o.csv[0] ? a.o.csv : NULL;
+	/* A hosts run prints its tables once, at rank 0's process. */
+	oc.tables = a.o.mode != UET_PERF_MODE_HOSTS || a.proc == 0;
+	oc.sweep = a.o.min_bytes != a.o.max_bytes;
+	oc.verify = a.o.verify;
+	oc.pattern = a.shown;
+	oc.iterations = plan->wl.iterations;
+	if (uet_out_open(&oc, &a.out, err, sizeof(err)) != 0) {
+		fprintf(stderr, "uet-perf: %s\n", err);
+		goto teardown;
+	}
+	exit_code = run_sizes(&a, ctx);
+	if (uet_out_close(a.out, err, sizeof(err)) != 0) {
+		fprintf(stderr, "uet-perf: %s\n", err);
+		exit_code = 1;
+	}
+teardown:
+	json_decref(ts);
+	perf_teardown(ctx);
+eal:
+	ctrl_close(a.ctrl);
+	uet_dpdk_eal_cleanup();
+out:
+	free(fails);
+	free(execs);
+	free(plan->ranks);
+	free(plan->local);
+	return exit_code;
+}

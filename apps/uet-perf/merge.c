@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Results of a multi-process run: each process exports what it measured
+ * (its local flows, timeline bins, per-EV counters, transport counters,
+ * events, verification), times relative to its own start (the end of the
+ * start barrier), and process 0 replays all of them into one measurement
+ * whose every rank is local, so the report covers the whole run with the
+ * same code as a single-process one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "uet/err.h"
+
+#define MAX_EXPORT_FCT (1u << 20)
+
+/* -1: never. A time before the start (a completion that arrived while
+ * this process waited at the start barrier) is the start: a negative one
+ * would read as never, and the flow as pending. */
+static json_int_t
+rel_or_neg(uint64_t t, uint64_t start)
+{
+	if (t == UET_MEAS_NO_TIME)
+		return -1;
+	return t > start ? (json_int_t)(t - start) : 0;
+}
+
+json_t *
+perf_export(const struct uet_meas *m, uint64_t end_ns)
+{
+	const struct uet_meas_config *cfg = uet_meas_config(m);
+	const struct uet_ep_stats *st = uet_meas_ep_stats(m);
+	json_t *o = json_object(), *flows = json_array(), *rx = json_array(), *tx = json_array();
+	json_t *evs = json_array(), *events = json_array(), *stats = json_array();
+	uint64_t checked, bad, rxb, txb, retx, tp, ce;
+	size_t i, nb = uet_meas_bin_count(m);
+	uint32_t ev;
+
+	for (i = 0; i < cfg->n_flows; i++) {
+		struct uet_meas_flow_rec r;
+
+		if (uet_meas_flow_get(m, (uint32_t)i, &r) != 0 || r.status == UET_MEAS_REMOTE)
+			continue;
+		json_array_append_new(flows, json_pack("[I,I,I,I,i,I,I,I]", (json_int_t)i,
+						       rel_or_neg(r.submit_ns, cfg->start_ns),
+						       rel_or_neg(r.send_done_ns, cfg->start_ns),
+						       rel_or_neg(r.recv_done_ns, cfg->start_ns),
+						       r.send_status, (json_int_t)r.msgs_acked,
+						       (json_int_t)r.msgs_failed,
+						       (json_int_t)r.msgs_received));
+	}
+	if (cfg->repeat) {
+		/* Streams' FCTs: the kept samples, thinned to at most
+		 * MAX_EXPORT_FCT evenly (the control channel carries them). */
+		size_t n, step;
+		uint64_t offered;
+		const uint64_t *v = uet_meas_fct_samples(m, &n, &offered);
+		json_t *a = json_array();
+
+		step = n > MAX_EXPORT_FCT ? (n + MAX_EXPORT_FCT - 1) / MAX_EXPORT_FCT : 1;
+		for (i = 0; i < n; i += step)
+			json_array_append_new(a, json_integer((json_int_t)v[i]));
+		json_object_set_new(o, "fct", a);
+	}
+	for (i = 0; i < nb; i++) {
+		uet_meas_bin(m, i, &rxb, &txb, &retx);
+		json_array_append_new(rx, json_integer((json_int_t)rxb));
+		json_array_append_new(tx, json_integer((json_int_t)txb));
+	}
+	for (ev = 0; ev < cfg->ev_count; ev++) {
+		if (uet_meas_ev_get(m, (uint16_t)(cfg->ev_base + ev), &tp, &ce) == 0 &&
+		    (tp != 0 || ce != 0))
+			json_array_append_new(evs, json_pack("[I,I,I]", (json_int_t)(cfg->ev_base + ev),
+							     (json_int_t)tp, (json_int_t)ce));
+	}
+	for (i = 0; i < uet_meas_event_count(m); i++) {
+		const struct uet_meas_event *e = uet_meas_event_get(m, i);
+
+		json_array_append_new(events, json_pack("[I,s,s]",
+							(json_int_t)(e->now_ns - cfg->start_ns),
+							e->kind, e->detail));
+	}
+	/* The counters as a flat array, in struct order: every field is a
+	 * uint64_t, so the layout is the schema. */
+	for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+		json_array_append_new(stats, json_integer((json_int_t)((const uint64_t *)st)[i]));
+	uet_meas_verify_get(m, &checked, &bad);
+	json_object_set_new(o, "end_ns", json_integer((json_int_t)end_ns));
+	json_object_set_new(o, "flows", flows);
+	json_object_set_new(o, "rx_bins", rx);
+	json_object_set_new(o, "tx_bins", tx);
+	json_object_set_new(o, "evs", evs);
+	json_object_set_new(o, "events", events);
+	json_object_set_new(o, "stats", stats);
+	json_object_set_new(o, "verify", json_pack("[I,I]", (json_int_t)checked, (json_int_t)bad));
+	return o;
+}
+
+_Static_assert(sizeof(struct uet_ep_stats) % sizeof(uint64_t) == 0,
+	       "uet_ep_stats must be all uint64_t for the export");
+
+int
+perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint64_t *end_ns)
+{
+	const struct uet_meas_config *cfg = uet_meas_config(g);
+	const json_t *flows = json_object_get(o, "flows"), *rx = json_object_get(o, "rx_bins");
+	const json_t *tx = json_object_get(o, "tx_bins"), *evs = json_object_get(o, "evs");
+	const json_t *events = json_object_get(o, "events"), *stats = json_object_get(o, "stats");
+	const json_t *v;
+	struct uet_ep_stats one;
+	json_int_t e, a, b;
+	size_t i;
+	uint64_t k;
+
+	if (!json_is_array(flows) || !json_is_array(rx) || !json_is_array(tx) ||
+	    !json_is_array(evs) || !json_is_array(events) || !json_is_array(stats) ||
+	    json_array_size(stats) != sizeof(one) / sizeof(uint64_t))
+		return UET_ERR_INVAL;
+	e = json_integer_value(json_object_get(o, "end_ns"));
+	if (e > 0 && (uint64_t)e > *end_ns)
+		*end_ns = (uint64_t)e;
+	json_array_foreach(flows, i, v) {
+		json_int_t id, sub, sd, rd, ma, mf, mr;
+		int status;
+
+		if (json_unpack((json_t *)v, "[I,I,I,I,i,I,I,I]", &id, &sub, &sd, &rd, &status, &ma,
+				&mf, &mr) != 0 ||
+		    id < 0 || (uint64_t)id >= cfg->n_flows || ma < 0 || mf < 0 || mr < 0)
+			return UET_ERR_INVAL;
+		if (cfg->repeat) {
+			struct uet_meas_flow_rec r;
+
+			memset(&r, 0, sizeof(r));
+			r.submit_ns = sub >= 0 ? cfg->start_ns + (uint64_t)sub : UET_MEAS_NO_TIME;
+			r.send_done_ns = sd >= 0 ? cfg->start_ns + (uint64_t)sd : UET_MEAS_NO_TIME;
+			r.recv_done_ns = rd >= 0 ? cfg->start_ns + (uint64_t)rd : UET_MEAS_NO_TIME;
+			r.send_status = status;
+			r.msgs_acked = (uint64_t)ma;
+			r.msgs_failed = (uint64_t)mf;
+			r.msgs_received = (uint64_t)mr;
+			(void)uet_meas_stream_import(g, (uint32_t)id, &r);
+			continue;
+		}
+		if (sub >= 0)
+			(void)uet_meas_submit(g, (uint32_t)id, cfg->start_ns + (uint64_t)sub);
+		if (sd >= 0)
+			(void)uet_meas_send_done(g, (uint32_t)id, cfg->start_ns + (uint64_t)sd, status);
+		if (rd >= 0)
+			(void)uet_meas_recv_done(g, (uint32_t)id, cfg->start_ns + (uint64_t)rd);
+	}
+	json_array_foreach(json_object_get(o, "fct"), i, v)
+		if (json_integer_value(v) >= 0)
+			(void)uet_meas_add_fct_sample(g, (uint64_t)json_integer_value(v));
+	json_array_foreach(rx, i, v)
+		if (json_integer_value(v) > 0)
+			(void)uet_meas_rx_bytes(g, cfg->start_ns + i * cfg->bin_ns,
+						(uint64_t)json_integer_value(v));
+	json_array_foreach(tx, i, v)
+		if (json_integer_value(v) > 0)
+			(void)uet_meas_tx_bytes(g, cfg->start_ns + i * cfg->bin_ns,
+						(uint64_t)json_integer_value(v));
+	json_array_foreach(evs, i, v) {
+		if (json_unpack((json_t *)v, "[I,I,I]", &e, &a, &b) != 0 || e < 0 || e > 65535)
+			return UET_ERR_INVAL;
+		for (k = 0; k < (uint64_t)a; k++)
+			(void)uet_meas_ev_tx(g, (uint16_t)e);
+		for (k = 0; k < (uint64_t)b; k++)
+			(void)uet_meas_ev_ce(g, (uint16_t)e);
+	}
+	json_array_foreach(events, i, v) {
+		const char *kind, *detail;
+
+		if (json_unpack((json_t *)v, "[I,s,s]", &e, &kind, &detail) == 0 && e >= 0)
+			(void)uet_meas_event(g, cfg->start_ns + (uint64_t)e, kind, detail);
+	}
+	json_array_foreach(stats, i, v)
+		((uint64_t *)&one)[i] = (uint64_t)json_integer_value(v);
+	uet_meas_add_ep_stats(sum, &one);
+	if (json_unpack((json_t *)json_object_get(o, "verify"), "[I,I]", &a, &b) == 0)
+		uet_meas_verify(g, (uint64_t)a, (uint64_t)b);
+	return 0;
+}

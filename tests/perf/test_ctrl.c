@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* uet-perf's control channel: three ranks over TCP loopback (two forked). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ctrl.h"
+
+#define PORT 18577
+
+/* A rank's life: join, all-gather its number twice (the second time
+ * rank-dependent), check what came back. Returns 0 if all was right. */
+static int
+rank_main(uint32_t rank, uint32_t n)
+{
+	char err[256];
+	struct ctrl *c;
+	json_t *mine, *all;
+	uint32_t r;
+	int bad = 0, round;
+
+	if (ctrl_open(rank, n, "127.0.0.1", PORT, 5000, &c, err, sizeof(err)) != 0)
+		return 10;
+	for (round = 0; round < 2; round++) {
+		mine = json_pack("{s:I}", "v", (json_int_t)(rank * 10 + round));
+		all = ctrl_allgather(c, mine, 5000, err, sizeof(err));
+		json_decref(mine);
+		if (all == NULL)
+			return 20;
+		for (r = 0; r < n; r++)
+			bad += json_integer_value(json_object_get(json_array_get(all, r), "v")) !=
+			       (json_int_t)(r * 10 + round);
+		json_decref(all);
+	}
+	ctrl_close(c);
+	return bad;
+}
+
+static void
+test_allgather_three_ranks(void **state)
+{
+	pid_t kids[2];
+	int i, st;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		kids[i] = fork();
+		assert_true(kids[i] >= 0);
+		if (kids[i] == 0)
+			_exit(rank_main((uint32_t)i + 1, 3));
+	}
+	assert_int_equal(rank_main(0, 3), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+}
+
+static void
+test_missing_rank_times_out(void **state)
+{
+	char err[256];
+	struct ctrl *c;
+
+	(void)state;
+	/* Rank 1 of 2 never comes: a clear error, no hang. */
+	assert_int_equal(ctrl_open(0, 2, NULL, PORT + 1, 300, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "1 of 2 ranks joined"));
+	/* Nobody listens: the peer gives up too. */
+	assert_int_equal(ctrl_open(1, 2, "127.0.0.1", PORT + 2, 300, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot reach rank 0"));
+	assert_int_equal(ctrl_open(1, 2, "not-an-ip", PORT + 2, 300, &c, err, sizeof(err)), -1);
+}
+
+/* Pairwise clients without ranks: rank 0 numbers them 1..3 as they come,
+ * each learns its rank and the size; the all-gather then has every rank
+ * once. */
+static int
+client_main(uint16_t port)
+{
+	char err[256];
+	struct ctrl *c;
+	json_t *mine, *all;
+	uint32_t r, seen = 0;
+
+	if (ctrl_open(CTRL_RANK_ANY, 0, "127.0.0.1", port, 5000, &c, err, sizeof(err)) != 0)
+		return 10;
+	if (ctrl_nranks(c) != 4 || ctrl_rank(c) < 1 || ctrl_rank(c) > 3)
+		return 11;
+	mine = json_pack("{s:I}", "r", (json_int_t)ctrl_rank(c));
+	all = ctrl_allgather(c, mine, 5000, err, sizeof(err));
+	json_decref(mine);
+	if (all == NULL)
+		return 20;
+	for (r = 0; r < 4; r++)
+		seen |= 1u << json_integer_value(json_object_get(json_array_get(all, r), "r"));
+	json_decref(all);
+	ctrl_close(c);
+	return seen == 0xf ? 0 : 30;
+}
+
+static void
+test_clients_get_ranks(void **state)
+{
+	char err[256];
+	struct ctrl *c;
+	pid_t kids[3];
+	json_t *mine, *all;
+	int i, st;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		kids[i] = fork();
+		assert_true(kids[i] >= 0);
+		if (kids[i] == 0)
+			_exit(client_main(PORT + 3));
+	}
+	assert_int_equal(ctrl_open(0, 4, NULL, PORT + 3, 5000, &c, err, sizeof(err)), 0);
+	assert_int_equal(ctrl_rank(c), 0);
+	mine = json_pack("{s:I}", "r", (json_int_t)0);
+	all = ctrl_allgather(c, mine, 5000, err, sizeof(err));
+	json_decref(mine);
+	assert_non_null(all);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(all, (size_t)i),
+								    "r")), i);
+	json_decref(all);
+	ctrl_close(c);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_allgather_three_ranks),
+		cmocka_unit_test(test_missing_rank_times_out),
+		cmocka_unit_test(test_clients_get_ranks),
+	};
+
+	return cmocka_run_group_tests_name("ctrl", tests, NULL, NULL);
+}

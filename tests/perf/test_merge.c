@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* uet-perf's result merge: two processes' exports replayed into the run's
+ * measurement, including a message that arrived whole while its receiver
+ * still waited at the start barrier (the CI regression: it read as never
+ * received and the flow as pending). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "merge.h"
+
+#define START_A_NS 1000000000ULL
+#define START_B_NS 7000000000ULL /* the other process's own clock */
+
+static const struct uet_meas_flow flows[2] = {
+	{ .src = 0, .dst = 1, .size_bytes = 262144 },
+	{ .src = 1, .dst = 0, .size_bytes = 262144 },
+};
+
+static struct uet_meas *
+make(const bool *local, uint64_t start_ns)
+{
+	struct uet_meas_config c = {
+		.flows = flows, .n_flows = 2, .rank_local = local, .n_ranks = 2,
+		.ev_base = 1000, .ev_count = 4, .start_ns = start_ns,
+	};
+	struct uet_meas *m = NULL;
+
+	assert_int_equal(uet_meas_create(&c, &m), 0);
+	return m;
+}
+
+static void
+test_early_receive_survives_merge(void **state)
+{
+	static const bool only0[2] = { true, false }, only1[2] = { false, true };
+	static const bool both[2] = { true, true };
+	struct uet_meas *a = make(only0, START_A_NS), *b = make(only1, START_B_NS);
+	struct uet_meas *g = make(both, 0);
+	struct uet_meas_flow_rec r;
+	struct uet_ep_stats sum;
+	struct uet_meas_fct fct;
+	uint64_t end_ns = 0;
+	json_t *ea, *eb;
+
+	(void)state;
+	/* Process A (rank 0): flow 0 out, flow 1 in. */
+	assert_int_equal(uet_meas_submit(a, 0, START_A_NS + 10000), 0);
+	assert_int_equal(uet_meas_send_done(a, 0, START_A_NS + 900000, 0), 0);
+	assert_int_equal(uet_meas_recv_done(a, 1, START_A_NS + 700000), 0);
+	/* Process B (rank 1): flow 0 arrived 300 us before B's time 0. */
+	assert_int_equal(uet_meas_recv_done(b, 0, START_B_NS - 300000), 0);
+	assert_int_equal(uet_meas_submit(b, 1, START_B_NS + 5000), 0);
+	assert_int_equal(uet_meas_send_done(b, 1, START_B_NS + 800000, 0), 0);
+
+	ea = perf_export(a, 950000);
+	eb = perf_export(b, 850000);
+	memset(&sum, 0, sizeof(sum));
+	assert_int_equal(perf_import(g, &sum, ea, &end_ns), 0);
+	assert_int_equal(perf_import(g, &sum, eb, &end_ns), 0);
+	assert_int_equal(end_ns, 950000);
+
+	assert_int_equal(uet_meas_flow_get(g, 0, &r), 0);
+	assert_int_equal(r.status, UET_MEAS_OK);
+	assert_int_equal(r.recv_done_ns, 0); /* at B's time 0 */
+	assert_int_equal(r.fct_ns, 890000);  /* the sender's view: recv precedes submit */
+	assert_false(r.fct_by_recv);
+	assert_int_equal(uet_meas_flow_get(g, 1, &r), 0);
+	assert_int_equal(r.status, UET_MEAS_OK);
+	assert_int_equal(r.fct_ns, 695000);
+	assert_true(r.fct_by_recv);
+	assert_true(uet_meas_flows_ok(g));
+	assert_int_equal(uet_meas_fct(g, &fct), 0);
+	assert_int_equal(fct.count, 2);
+
+	json_decref(ea);
+	json_decref(eb);
+	uet_meas_destroy(a);
+	uet_meas_destroy(b);
+	uet_meas_destroy(g);
+}
+
+static void
+test_malformed_export_is_refused(void **state)
+{
+	static const bool both[2] = { true, true };
+	struct uet_meas *g = make(both, 0);
+	struct uet_ep_stats sum;
+	uint64_t end_ns = 0;
+	json_t *o = json_pack("{s:[[I,I,I,I,i,I,I,I]],s:[],s:[],s:[],s:[],s:[]}", "flows",
+			      (json_int_t)7, (json_int_t)0, (json_int_t)1, (json_int_t)-1, 0,
+			      (json_int_t)1, (json_int_t)0, (json_int_t)0, "rx_bins", "tx_bins",
+			      "evs", "events", "stats");
+
+	(void)state;
+	memset(&sum, 0, sizeof(sum));
+	/* Flow 7 of 2, and a stats array of the wrong length. */
+	assert_int_equal(perf_import(g, &sum, o, &end_ns), UET_ERR_INVAL);
+	assert_false(uet_meas_flows_ok(g));
+	json_decref(o);
+	uet_meas_destroy(g);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_early_receive_survives_merge),
+		cmocka_unit_test(test_malformed_export_is_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

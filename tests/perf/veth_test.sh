@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# uet-perf between processes over net_af_packet, in network namespaces
+# created here (the control channel over the kernel's TCP on the same
+# veths, ARP between the DPDK endpoints):
+#   1. a --server and a --client on a veth pair;
+#   2. one --server with --clients 2 on a Linux bridge (incast 2:1);
+#   3. a --hosts run of three processes, ranks from OMPI_COMM_WORLD_RANK.
+# Checks every exit code and the JSON reports. Needs root (skipped, exit
+# 77, otherwise); removes everything it created, also on error or Ctrl-C.
+set -euo pipefail
+
+PERF=${1:?usage: veth_test.sh UET_PERF}
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: veth_test needs root (network namespaces, af_packet)"
+	exit 77
+fi
+if ! command -v ip >/dev/null; then
+	echo "SKIP: iproute2 is not installed"
+	exit 77
+fi
+
+TAG="uetp$$"
+NSA="${TAG}a"
+NSB="${TAG}b"
+TMP=$(mktemp -d)
+SRV_PID=""
+
+cleanup() {
+	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null || true
+	ip netns del "$NSA" 2>/dev/null || true
+	ip netns del "$NSB" 2>/dev/null || true
+	rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+
+ip netns add "$NSA"
+ip netns add "$NSB"
+ip link add "${TAG}x" type veth peer name "${TAG}y"
+ip link set "${TAG}x" netns "$NSA"
+ip link set "${TAG}y" netns "$NSB"
+for ns in "$NSA" "$NSB"; do
+	ip -n "$ns" link set lo up
+done
+ip -n "$NSA" addr add 192.168.77.1/24 dev "${TAG}x"
+ip -n "$NSB" addr add 192.168.77.2/24 dev "${TAG}y"
+ip -n "$NSA" link set "${TAG}x" mtu 9000 up
+ip -n "$NSB" link set "${TAG}y" mtu 9000 up
+
+EAL=(--no-huge --no-shconf --no-pci -m 512 --log-level=error)
+APP=(--pattern pair --size 1M --iters 4 --verify --base-rtt-ns 200000)
+
+ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
+	--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
+	--server --endpoint port=0,ip=10.77.0.1 "${APP[@]}" >"$TMP/server.txt" 2>&1 &
+SRV_PID=$!
+rc=0
+ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
+	--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
+	--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 "${APP[@]}" \
+	--json "$TMP/client.json" >"$TMP/client.txt" 2>&1 || rc=$?
+src=0
+wait "$SRV_PID" || src=$?
+SRV_PID=""
+if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
+	echo "FAIL: client exit $rc, server exit $src"
+	cat "$TMP/client.txt" "$TMP/server.txt"
+	exit 1
+fi
+python3 - "$TMP/client.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+end = r["end"]
+flows = end["flows"]
+assert len(flows) == 4, len(flows)
+assert all(f["status"] == "ok" and f["src"] == 1 and f["dst"] == 0 for f in flows), flows
+assert end["bytes_rx"] == 4 << 20, end["bytes_rx"]
+assert end["verify"] == {"checked_msgs": 4, "bad_msgs": 0}, end["verify"]
+assert end["fct"]["count"] == 4
+print("ok: 4 x 1 MiB client -> server over af_packet/veth, goodput %.2f Gb/s"
+      % (end["goodput_bps"] / 1e9))
+EOF
+# Three hosts on a Linux bridge (namespace S): the kernel's TCP carries the
+# control channel, DPDK's af_packet ports the data, on the same veths.
+NSS="${TAG}s"
+cleanup_bridge() {
+	for i in 1 2 3; do ip netns del "${TAG}h$i" 2>/dev/null || true; done
+	ip netns del "$NSS" 2>/dev/null || true
+}
+trap 'cleanup_bridge; cleanup' EXIT INT TERM
+ip netns add "$NSS"
+ip -n "$NSS" link add br0 type bridge
+ip -n "$NSS" link set br0 up
+for i in 1 2 3; do
+	ns="${TAG}h$i"
+	ip netns add "$ns"
+	ip link add "${TAG}v$i" type veth peer name "${TAG}p$i"
+	ip link set "${TAG}v$i" netns "$ns"
+	ip link set "${TAG}p$i" netns "$NSS"
+	ip -n "$NSS" link set "${TAG}p$i" master br0 mtu 9000 up
+	ip -n "$ns" link set lo up
+	ip -n "$ns" addr add "192.168.78.$i/24" dev "${TAG}v$i"
+	ip -n "$ns" link set "${TAG}v$i" mtu 9000 up
+done
+
+# host i: uet-perf in its namespace on its af_packet port, on lcore i % 2
+perf_at() {
+	local i=$1
+	shift
+	ip netns exec "${TAG}h$i" timeout 90 "$PERF" "${EAL[@]}" -l $((i % 2)) \
+		--file-prefix "${TAG}h$i" \
+		--vdev="net_af_packet0,iface=${TAG}v$i,framesz=8192,blocksz=8192" -- "$@"
+}
+
+# Incast N:1 in pairwise mode: one server, two clients (ranks by arrival).
+APP=(--pattern pair --size 512K --iters 4 --verify --base-rtt-ns 500000)
+perf_at 1 --server --clients 2 --endpoint port=0,ip=10.78.0.1 "${APP[@]}" \
+	--json "$TMP/srv.json" >"$TMP/srv.txt" 2>&1 &
+SRV_PID=$!
+perf_at 2 --client 192.168.78.1 --endpoint port=0,ip=10.78.0.2 "${APP[@]}" \
+	>"$TMP/c2.txt" 2>&1 &
+C2=$!
+rc=0
+perf_at 3 --client 192.168.78.1 --endpoint port=0,ip=10.78.0.3 "${APP[@]}" \
+	>"$TMP/c3.txt" 2>&1 || rc=$?
+c2=0
+wait "$C2" || c2=$?
+src=0
+wait "$SRV_PID" || src=$?
+SRV_PID=""
+if [ "$rc" -ne 0 ] || [ "$c2" -ne 0 ] || [ "$src" -ne 0 ]; then
+	echo "FAIL: incast: server exit $src, clients $c2 $rc"
+	cat "$TMP/srv.txt" "$TMP/c2.txt" "$TMP/c3.txt"
+	exit 1
+fi
+python3 - "$TMP/srv.json" <<'EOF'
+import json, sys
+end = json.load(open(sys.argv[1]))["end"]
+flows = end["flows"]
+assert len(flows) == 8, len(flows)
+assert sorted({f["src"] for f in flows}) == [1, 2] and {f["dst"] for f in flows} == {0}, flows
+assert all(f["status"] == "ok" for f in flows), flows
+assert end["bytes_rx"] == 8 * (512 << 10), end["bytes_rx"]
+assert end["verify"]["bad_msgs"] == 0 and end["verify"]["checked_msgs"] == 8, end["verify"]
+print("ok: incast 2:1, one server, two clients, %.2f Gb/s into the server"
+      % (end["goodput_bps"] / 1e9))
+EOF
+
+# A hosts-list run: three processes, ranks from the launcher's environment
+# (as mpirun sets them), rank 0 coordinating; every process reports the
+# whole run.
+cat >"$TMP/hosts.ini" <<EOF
+[hosts]
+0 = control=192.168.78.1, ip=10.78.0.1, port=0
+1 = control=192.168.78.2, ip=10.78.0.2, port=0
+2 = control=192.168.78.3, ip=10.78.0.3, port=0
+EOF
+APP=(--hosts "$TMP/hosts.ini" --pattern permutation --seed 4 --size 256K --iters 3 --verify
+	--base-rtt-ns 500000)
+pids=()
+for i in 1 2 3; do
+	OMPI_COMM_WORLD_RANK=$((i - 1)) perf_at "$i" "${APP[@]}" --json "$TMP/r$i.json" \
+		>"$TMP/r$i.txt" 2>&1 &
+	pids+=($!)
+done
+fail=0
+for i in 1 2 3; do
+	wait "${pids[$((i - 1))]}" || { echo "FAIL: rank $((i - 1)) exit $?"; fail=1; }
+done
+if [ "$fail" -ne 0 ]; then
+	cat "$TMP"/r?.txt
+	exit 1
+fi
+python3 - "$TMP"/r1.json "$TMP"/r2.json "$TMP"/r3.json <<'EOF'
+import json, sys
+reps = [json.load(open(p)) for p in sys.argv[1:]]
+for r in reps:
+    end = r["end"]
+    flows = end["flows"]
+    assert r["start"]["test_start"]["processes"] == 3, r["start"]["test_start"]
+    assert len(flows) == 9 and all(f["status"] == "ok" for f in flows), flows
+    assert sorted(f["src"] for f in flows) == [0, 0, 0, 1, 1, 1, 2, 2, 2], flows
+    assert all(f["src"] != f["dst"] for f in flows), flows
+    assert end["verify"] == {"checked_msgs": 9, "bad_msgs": 0}, end["verify"]
+    assert end["bytes_rx"] == 9 * (256 << 10), end["bytes_rx"]
+# The same run, seen from every process.
+assert reps[0]["end"]["flows"] == reps[1]["end"]["flows"] == reps[2]["end"]["flows"]
+print("ok: 3-process permutation from a hosts list, ranks from OMPI_COMM_WORLD_RANK")
+EOF
+echo "3 passed, 0 failed"
