@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""uet-sim from its command line: determinism, bad input, sweeps, a
+3-tier fabric with a switch failure and convergence, .cm failure lines,
+the JSON stream, and failed runs.
+
+usage: sim_cli_test.py UET_SIM
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run(exe, args, expect_rc=0):
+    p = subprocess.run([exe] + args, capture_output=True, text=True, timeout=300)
+    if p.returncode != expect_rc:
+        raise AssertionError("exit %d, expected %d: %s\n%s%s" % (
+            p.returncode, expect_rc, " ".join(args), p.stdout[-2000:], p.stderr[-2000:]))
+    return p
+
+
+def case_determinism(exe, tmp):
+    # The same options and seed give the same bytes; another seed does not.
+    base = ["--nodes", "32", "--pattern", "permutation", "--size", "256K", "--iters", "2",
+            "--lb", "reps", "--cc", "nscc", "--failure", "random-down:10us:10%:tor-up:for=20us",
+            "--verify"]
+    outs = []
+    for i, seed in enumerate(("5", "5", "6")):
+        path = os.path.join(tmp, "d%d.json" % i)
+        run(exe, base + ["--seed", seed, "-J", path])
+        outs.append(open(path, "rb").read())
+    assert outs[0] == outs[1], "same seed, different JSON"
+    assert outs[0] != outs[2], "another seed, same JSON"
+    rep = json.loads(outs[0])
+    assert rep["start"]["timestamp"]["timesecs"] == 0
+    end = rep["end"]
+    assert end["flow_counts"]["ok"] == 64 and end["verify"]["bad_msgs"] == 0, end["flow_counts"]
+    assert end["fabric"]["failures"][0]["links"] == 3, end["fabric"]["failures"]  # 10% of 32
+
+
+def case_bad_input(exe, tmp):
+    cases = [
+        (["--failure", "link-down:1us:tor99.up0"], "option '--failure': 'link-down:1us:tor99.up0'"),
+        (["--failure", "link-down:1us:spine1.up0"], "no uplinks in 2 tiers"),
+        (["--failure", "flood:1us:tor0.up0"], "unknown kind 'flood'"),
+        (["--nodes", "10", "--hosts-per-tor", "3"], "option '--nodes'"),
+        (["--tiers", "5"], "option '--tiers'"),
+        (["--server"], "option '--server': unknown option"),
+        (["--pattern", "ring-allreduce", "--duration", "0.001"], "option '--duration'"),
+    ]
+    for args, want in cases:
+        p = run(exe, args, expect_rc=2)
+        assert want in p.stderr, (args, p.stderr)
+    p = run(exe, ["--help"])
+    assert "Usage: uet-sim" in p.stdout and "--failure=SPEC" in p.stdout
+
+
+def case_sweep(exe, tmp):
+    path = os.path.join(tmp, "sweep.json")
+    p = run(exe, ["--nodes", "16", "--pattern", "pair", "-b", "64K", "-e", "256K", "-f", "2",
+                  "--iters", "4", "-J", path])
+    reps = json.load(open(path))
+    assert [r["start"]["test_start"]["size_bytes"] for r in reps] == [65536, 131072, 262144]
+    assert p.stdout.count("#bytes") == 1, p.stdout
+    assert p.stdout.count("simulated") == 3, p.stdout
+
+
+def case_three_tier_switch_down(exe, tmp):
+    # 128 hosts in a k=8 fat tree; an aggregation switch and a core fail;
+    # routing converges after 5 us; REPS with verification.
+    path = os.path.join(tmp, "t3.json")
+    run(exe, ["--nodes", "128", "--tiers", "3", "--pattern", "permutation", "--size", "512K",
+              "--iters", "1", "--lb", "reps", "--verify", "--converge-us", "5",
+              "--failure", "switch-down:3us:agg2", "--failure", "switch-down:6us:core1:for=20us",
+              "-J", path])
+    rep = json.load(open(path))
+    end = rep["end"]
+    fab = rep["start"]["test_start"]["fabric"]
+    assert fab["tiers"] == 3 and fab["tors"] == 32 and fab["t1_switches"] == 32, fab
+    assert fab["t2_switches"] == 16, fab
+    assert end["flow_counts"]["ok"] == 128 and end["verify"]["checked_msgs"] == 128
+    f = end["fabric"]["failures"]
+    assert f[0]["switches"] == 1 and f[1]["switches"] == 1, f
+    # Convergence bounds the blackhole: nothing dropped there after it.
+    assert f[0]["last_drop_ns"] is None or f[0]["last_drop_ns"] <= 3000 + 5000, f[0]
+
+
+def case_cm_failures(exe, tmp):
+    cm = os.path.join(tmp, "f.cm")
+    with open(cm, "w") as fh:
+        fh.write("Nodes 16\nConnections 4\nFailures 2\n"
+                 "0->8 id 1 start 0 size 1000000\n1->9 id 2 start 0 size 1000000\n"
+                 "2->10 id 3 start 5 size 1000000\n3->11 id 4 start 5 size 1000000\n"
+                 "failure switch_type TOR switch_id 0 link_id 1\n"
+                 "failure switch_type TOR switch_id 2 link_id 0 start 3 duration 10\n")
+    path = os.path.join(tmp, "cm.json")
+    run(exe, ["--nodes", "16", "--pattern", "cm", "--cm", cm, "--lb", "reps", "--verify",
+              "-J", path])
+    end = json.load(open(path))["end"]
+    assert end["flow_counts"]["ok"] == 4, end["flow_counts"]
+    f = end["fabric"]["failures"]
+    assert len(f) == 2 and f[0]["at_ns"] == 0 and f[1]["at_ns"] == 3000, f
+    assert f[0]["drops_down"] > 0, f
+    bad = os.path.join(tmp, "bad.cm")
+    with open(bad, "w") as fh:
+        fh.write("Nodes 16\nConnections 1\nFailures 1\n0->8 id 1 start 0 size 1000\n"
+                 "failure switch_type HUB switch_id 0 link_id 1\n")
+    p = run(exe, ["--nodes", "16", "--pattern", "cm", "--cm", bad], expect_rc=2)
+    assert "bad.cm:5:" in p.stderr and "switch_type TOR|AGG|CORE" in p.stderr, p.stderr
+
+
+def case_stream_and_failure_exit(exe, tmp):
+    p = run(exe, ["--nodes", "16", "--pattern", "permutation", "--size", "1M", "--duration",
+                  "0.0002", "-i", "0.00005", "--bin-us", "10", "--json-stream"])
+    ev = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+    kinds = [e["event"] for e in ev]
+    assert kinds[0] == "start" and kinds[-1] == "end", kinds
+    assert kinds.count("interval") == 4, kinds
+    assert ev[-1]["data"]["flow_counts"]["messages"] > 16, ev[-1]["data"]["flow_counts"]
+    # Every host cable down for good: every flow fails, exit 1.
+    p = run(exe, ["--nodes", "16", "--pattern", "pair", "--size", "64K", "--iters", "2",
+                  "--failure", "random-down:0:100%:host"], expect_rc=1)
+    assert "flows            2 local: 0 ok" in p.stdout, p.stdout
+
+
+CASES = {"determinism": case_determinism, "bad_input": case_bad_input, "sweep": case_sweep,
+         "three_tier_switch_down": case_three_tier_switch_down,
+         "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}
+
+
+def main():
+    exe = sys.argv[1]
+    names = sys.argv[2:] or list(CASES)
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in names:
+            try:
+                CASES[n](exe, tmp)
+                print("ok - %s" % n)
+            except Exception as e:  # report every case, fail at the end
+                failed += 1
+                print("not ok - %s: %s" % (n, e))
+    print("%d passed, %d failed" % (len(names) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
