@@ -15,8 +15,10 @@ PACKAGES=(
 	libcmocka-dev libpcap-dev
 	clang libclang-rt-14-dev         # libFuzzer and sanitizers for tools/test.sh
 	libdpdk-dev dpdk libnuma-dev     # the DPDK data path (lib/dpdk, uet-perf)
+	dpdk-dev                         # dpdk-testpmd, dpdk-telemetry.py (tools/bench)
 	libiniparser-dev libjansson-dev  # configuration and reports
 	iproute2                         # network namespaces for testbed tests
+	gnuplot-nox                      # tools/demo.sh: the goodput plot (PNG)
 )
 
 $SUDO apt-get update
