@@ -52,8 +52,8 @@ csum_words(const uint8_t *p, size_t len, uint64_t acc)
 	return (uint32_t)acc;
 }
 
-static uint32_t
-csum_scalar(const void *buf, size_t len, uint32_t sum)
+uint32_t
+uet_csum_partial_scalar(const void *buf, size_t len, uint32_t sum)
 {
 	return csum_words(buf, len, sum);
 }
@@ -101,7 +101,7 @@ __attribute__((no_sanitize_address, no_sanitize_undefined)) static csum_fn *
 csum_resolve(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2") ? csum_avx2 : csum_scalar;
+	return __builtin_cpu_supports("avx2") ? csum_avx2 : uet_csum_partial_scalar;
 }
 
 uint32_t uet_csum_partial(const void *buf, size_t len, uint32_t sum)
@@ -110,7 +110,7 @@ uint32_t uet_csum_partial(const void *buf, size_t len, uint32_t sum)
 uint32_t
 uet_csum_partial(const void *buf, size_t len, uint32_t sum)
 {
-	return csum_scalar(buf, len, sum);
+	return uet_csum_partial_scalar(buf, len, sum);
 }
 #endif
 
