@@ -107,6 +107,26 @@ group_teardown(void **state)
 	return 0;
 }
 
+/* The tests share the ring ports and reuse the same addresses: what one
+ * left in flight (its last ACKs, a slow run's retransmissions) must not
+ * reach the next one's hosts or counters. */
+static int
+drain_rings(void **state)
+{
+	const struct uet_dpdk_port *ports[2] = { &port, &port2q };
+	struct rte_mbuf *old[32];
+	uint16_t q, k, n;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++)
+		for (q = 0; q < ports[i]->nb_queues; q++)
+			while ((n = rte_eth_rx_burst(ports[i]->port_id, q, old, 32)) > 0)
+				for (k = 0; k < n; k++)
+					rte_pktmbuf_free(old[k]);
+	return 0;
+}
+
 static void
 host_cfg(struct uet_dpdk_host_cfg *c, uint32_t ip, uint8_t last_mac, struct rxs *r)
 {
@@ -168,16 +188,40 @@ both_delivered(void *p)
 
 /* ARP resolves over the wire, then four messages arrive byte-exact and are
  * acknowledged. */
+/* A sends B four messages of 25000, 50000, 75000 and 100000 B. */
+static void
+send_four(struct two *t)
+{
+	static uint8_t buf[4][100000];
+	uint32_t i, j;
+
+	for (i = 0; i < 4; i++) {
+		struct uet_send_req r = { .dst_ip = 0x0a000002, .buf = buf[i],
+					  .len = 25000 * (i + 1), .tag = i };
+
+		for (j = 0; j < r.len; j++)
+			buf[i][j] = pat(r.tag, j);
+		assert_int_equal(uet_ep_send(uet_dpdk_host_ep(t->a), &r, uet_dpdk_now_ns(&clk)), 0);
+	}
+}
+
+static void
+assert_four_delivered(const struct two *t)
+{
+	assert_int_equal(t->rb.msgs, 4);
+	assert_int_equal(t->ra.acked, 4);
+	assert_int_equal(t->rb.bytes, 25000 * (1 + 2 + 3 + 4));
+	assert_int_equal(t->rb.bad, 0);
+}
+
 static void
 test_arp_and_messages(void **state)
 {
 	struct uet_dpdk_host_cfg c;
 	struct uet_dpdk_lcore *lc;
 	struct uet_dpdk_host *hs[2];
-	static uint8_t buf[4][100000];
 	struct two t;
 	char err[256];
-	int i, j;
 
 	(void)state;
 	memset(&t, 0, sizeof(t));
@@ -199,19 +243,9 @@ test_arp_and_messages(void **state)
 	assert_int_equal(uet_dpdk_host_stats(t.b)->tx_arp_requests, 0);
 	/* B learnt A from the request: no ARP needed back. */
 	assert_true(uet_dpdk_host_has_neigh(t.b, 0x0a000001));
-	for (i = 0; i < 4; i++) {
-		struct uet_send_req r = { .dst_ip = 0x0a000002, .buf = buf[i],
-					  .len = 25000 * (uint32_t)(i + 1), .tag = (uint64_t)i };
-
-		for (j = 0; j < (int)r.len; j++)
-			buf[i][j] = pat(r.tag, (uint32_t)j);
-		assert_int_equal(uet_ep_send(uet_dpdk_host_ep(t.a), &r, uet_dpdk_now_ns(&clk)), 0);
-	}
+	send_four(&t);
 	poll_until(lc, delivered, &t, 5000000000ULL);
-	assert_int_equal(t.rb.msgs, 4);
-	assert_int_equal(t.ra.acked, 4);
-	assert_int_equal(t.rb.bytes, 25000 * (1 + 2 + 3 + 4));
-	assert_int_equal(t.rb.bad, 0);
+	assert_four_delivered(&t);
 	assert_int_equal(uet_dpdk_host_stats(t.b)->rx_csum_drops, 0);
 	assert_int_equal(uet_dpdk_host_stats(t.a)->tx_no_neigh, 0);
 	uet_dpdk_lcore_destroy(lc);
@@ -283,17 +317,6 @@ test_zero_udp_csum(void **state)
 	hs[0] = t.a;
 	hs[1] = t.b;
 	assert_int_equal(uet_dpdk_lcore_create(hs, 2, &lc), 0);
-	/* What an earlier test left on the ring (its last ACKs, a slow run's
-	 * retransmissions) was summed in software: not A's frames. */
-	for (;;) {
-		struct rte_mbuf *old[32];
-		uint16_t k, n = rte_eth_rx_burst(port.port_id, 0, old, 32);
-
-		if (n == 0)
-			break;
-		for (k = 0; k < n; k++)
-			rte_pktmbuf_free(old[k]);
-	}
 	cb = rte_eth_add_rx_callback(port.port_id, 0, peek_csum, &cs);
 	assert_non_null(cb);
 	uet_dpdk_host_resolve(t.a, 0x0a000002);
@@ -534,11 +557,9 @@ test_two_lcores_steer(void **state)
 	struct uet_dpdk_group *g;
 	struct lc_run rb;
 	static volatile int stop;
-	static uint8_t buf[4][100000];
 	struct two t;
 	char err[256];
 	unsigned worker;
-	int i, j;
 
 	(void)state;
 	if (!two_lcores)
@@ -569,21 +590,11 @@ test_two_lcores_steer(void **state)
 	uet_dpdk_host_resolve(t.a, 0x0a000002);
 	poll_until(la, resolved, &t, 2000000000ULL);
 	assert_true(resolved(&t));
-	for (i = 0; i < 4; i++) {
-		struct uet_send_req r = { .dst_ip = 0x0a000002, .buf = buf[i],
-					  .len = 25000 * (uint32_t)(i + 1), .tag = (uint64_t)i };
-
-		for (j = 0; j < (int)r.len; j++)
-			buf[i][j] = pat(r.tag, (uint32_t)j);
-		assert_int_equal(uet_ep_send(uet_dpdk_host_ep(t.a), &r, uet_dpdk_now_ns(&clk)), 0);
-	}
+	send_four(&t);
 	poll_until(la, delivered, &t, 10000000000ULL);
 	stop = 1;
 	rte_eal_wait_lcore(worker);
-	assert_int_equal(t.rb.msgs, 4);
-	assert_int_equal(t.ra.acked, 4);
-	assert_int_equal(t.rb.bytes, 25000 * (1 + 2 + 3 + 4));
-	assert_int_equal(t.rb.bad, 0);
+	assert_four_delivered(&t);
 	/* A's data went A's lcore -> B's; B's ACKs came back the other way. */
 	assert_true(uet_dpdk_lcore_stats(la)->steered_out >= 25);
 	assert_true(uet_dpdk_lcore_stats(lb)->steered_in >= 25);
@@ -601,12 +612,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_arp_and_messages),
-		cmocka_unit_test(test_zero_udp_csum),
-		cmocka_unit_test(test_gateway_next_hop),
-		cmocka_unit_test(test_arp_backoff),
-		cmocka_unit_test(test_fail_ev_hook),
-		cmocka_unit_test(test_two_lcores_steer),
+		cmocka_unit_test_setup(test_arp_and_messages, drain_rings),
+		cmocka_unit_test_setup(test_zero_udp_csum, drain_rings),
+		cmocka_unit_test_setup(test_gateway_next_hop, drain_rings),
+		cmocka_unit_test_setup(test_arp_backoff, drain_rings),
+		cmocka_unit_test_setup(test_fail_ev_hook, drain_rings),
+		cmocka_unit_test_setup(test_two_lcores_steer, drain_rings),
 	};
 
 	return cmocka_run_group_tests_name("dpdk", tests, group_setup, group_teardown);

@@ -15,10 +15,11 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import cases  # noqa: E402
 import telemetry_query  # noqa: E402
 
 EAL = ["--no-huge", "--no-shconf", "--no-pci", "-l", "0", "--vdev=net_ring0",
@@ -380,21 +381,5 @@ CASES = {"pair": case_pair, "bad_input": case_bad_input, "telemetry": case_telem
          "csv_exec": case_csv_exec, "fail_ev": case_fail_ev, "all_dead": case_all_dead}
 
 
-def main():
-    exe = sys.argv[1]
-    names = sys.argv[2:] or list(CASES)
-    failed = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in names:
-            try:
-                CASES[n](exe, tmp)
-                print("ok - %s" % n)
-            except Exception as e:  # report every case, fail at the end
-                failed += 1
-                print("not ok - %s: %s" % (n, e))
-    print("%d passed, %d failed" % (len(names) - failed, failed))
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cases.run(CASES))

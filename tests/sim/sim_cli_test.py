@@ -10,7 +10,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import cases  # noqa: E402
 
 
 def run(exe, args, expect_rc=0):
@@ -41,7 +43,7 @@ def case_determinism(exe, tmp):
 
 
 def case_bad_input(exe, tmp):
-    cases = [
+    bad = [
         (["--failure", "link-down:1us:tor99.up0"], "option '--failure': 'link-down:1us:tor99.up0'"),
         (["--failure", "link-down:1us:spine1.up0"], "no uplinks in 2 tiers"),
         (["--failure", "flood:1us:tor0.up0"], "unknown kind 'flood'"),
@@ -50,7 +52,7 @@ def case_bad_input(exe, tmp):
         (["--server"], "option '--server': unknown option"),
         (["--pattern", "ring-allreduce", "--duration", "0.001"], "option '--duration'"),
     ]
-    for args, want in cases:
+    for args, want in bad:
         p = run(exe, args, expect_rc=2)
         assert want in p.stderr, (args, p.stderr)
     p = run(exe, ["--help"])
@@ -130,21 +132,5 @@ CASES = {"determinism": case_determinism, "bad_input": case_bad_input, "sweep": 
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}
 
 
-def main():
-    exe = sys.argv[1]
-    names = sys.argv[2:] or list(CASES)
-    failed = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in names:
-            try:
-                CASES[n](exe, tmp)
-                print("ok - %s" % n)
-            except Exception as e:  # report every case, fail at the end
-                failed += 1
-                print("not ok - %s: %s" % (n, e))
-    print("%d passed, %d failed" % (len(names) - failed, failed))
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cases.run(CASES))
