@@ -191,7 +191,8 @@ struct uet_ep_config {
 				   * times in a row about once in 4000) */
 	uint32_t max_nack_retx;   /* immediate resends of a PSN on trim NACKs;
 				   * later trims wait for the RTO; default 5 */
-	uint32_t probe_rtts;      /* probe after this many base RTTs without an
+	uint32_t probe_rtts;      /* probe after this many smoothed RTTs (base
+				   * RTTs before the first sample) without an
 				   * ACK; 0 disables probes; default 3 */
 	uint32_t ooo_min_pkts;    /* loss inference when the receiver's OOO count
 				   * exceeds max(cwnd in packets, this); default 5 */

@@ -108,7 +108,9 @@ struct pdc_tx {
 	uint8_t close_queued; /* CLOSE needs a PSN */
 	uint8_t waiting_win;  /* in the send-window wait queue */
 	uint8_t probe_out;
+	uint8_t ar_out;       /* ar_psn asked for an ACK */
 	uint32_t recovery_psn;
+	uint32_t ar_psn;      /* latest packet sent with ACK-request */
 	uint32_t close_psn;
 	uint64_t rack_sent_ns;     /* send time of the latest-sent acked packet */
 	uint64_t rack_scanned_ns;  /* rack_sent_ns at the last loss scan */

@@ -7,8 +7,8 @@
  * §1.7): (1) the receiver's out-of-order count exceeding max(cwnd in
  * packets, ooo_min_pkts) marks lost every unacknowledged PSN sent before the
  * most recently sent PSN that was delivered (a RACK-style rule that is safe
- * against spraying's reordering); (2) a probe after probe_rtts base RTTs
- * without an ACK, whose quick reply with no progress means the data was
+ * against spraying's reordering); (2) a probe after probe_rtts smoothed
+ * RTTs without an ACK, whose quick reply with no progress means the data was
  * lost; (3) the retransmission timer. A trimmed packet's NACK retransmits at
  * once. Every transmission, retransmissions and probes included, asks the
  * load balancer for its EV.
@@ -78,13 +78,19 @@ tx_rto(const struct uet_ep *ep, const struct pdc *p)
 	return r;
 }
 
-/* Probes back off with the retransmission timer. */
+/* Probes back off with the retransmission timer. Their RTT unit is the
+ * smoothed RTT, not the minimum: ACKs that arrive later than a few minimum
+ * RTTs are normal behind a queue (incast, a NIC ring), and a path whose
+ * minimum is a few µs (shared memory) sent a probe every ~20 µs whenever
+ * coalesced ACKs spaced out. */
 static uint64_t
 probe_interval(const struct uet_ep *ep, const struct pdc *p)
 {
-	uint64_t t = (uint64_t)ep->cfg.probe_rtts * base_rtt_est(ep, p);
+	uint64_t rtt = p->tx.srtt_ns ? p->tx.srtt_ns : base_rtt_est(ep, p);
+	uint64_t t;
 	uint32_t b = p->tx.rto_backoff > 20 ? 20 : p->tx.rto_backoff;
 
+	t = (uint64_t)ep->cfg.probe_rtts * rtt;
 	t <<= b;
 	return t > ep->rto_max_ns ? ep->rto_max_ns : t;
 }
@@ -537,9 +543,17 @@ build_data(struct uet_ep *ep, struct pdc *p, uint32_t psn, const struct tx_ent *
 	if (retx)
 		flags |= UET_REQ_F_RETX | UET_REQ_F_AR;
 	/* Ask for an ACK at the end of a message and when this packet fills
-	 * the window, so the ACK clock never waits on the delayed-ACK timer. */
-	if (eom || (uint64_t)p->tx.inflight_bytes + ent_bytes(e) + full_pkt_bytes(ep) > cwnd)
+	 * the window, so the ACK clock never waits on the delayed-ACK timer.
+	 * One such request in flight is enough: a window-limited flow fills
+	 * its window again after every ACK, and asking each time makes the
+	 * receiver ACK every packet instead of every ack_every_bytes. */
+	if (eom || ((uint64_t)p->tx.inflight_bytes + ent_bytes(e) + full_pkt_bytes(ep) > cwnd &&
+		    (!p->tx.ar_out || psn_lt(p->tx.ar_psn, p->tx.snd_una))))
 		flags |= UET_REQ_F_AR;
+	if (flags & UET_REQ_F_AR) {
+		p->tx.ar_psn = psn;
+		p->tx.ar_out = 1;
+	}
 	/* clear_psn: everything below snd_una is acknowledged. */
 	clear = (int32_t)(p->tx.snd_una - psn);
 	if (clear < INT16_MIN)

@@ -61,6 +61,8 @@ struct duo {
 	struct duo_pkt *q;   /* in flight, unordered; delivered by deliver_ns */
 	uint32_t qn;
 	uint64_t wire_ns;    /* one-way delay */
+	bool write_each;     /* a side writes right after each packet it
+	                      * reads, as the DPDK loop does */
 	uint64_t a2b_pkts, b2a_pkts;
 	uint64_t may_write_lies; /* uet_ep_may_write() said no, a packet came */
 	uint8_t *bufs[1024]; /* message payloads, freed by duo_fini */
@@ -301,6 +303,8 @@ duo_run(struct duo *d, uint64_t limit_ns)
 			memmove(&d->q[best], &d->q[best + 1], (d->qn - best - 1) * sizeof(*d->q));
 			d->qn--;
 			duo_deliver(d, &tmp);
+			if (d->write_each)
+				duo_drain(d, tmp.src_ip == d->a.ip ? &d->b : &d->a);
 		}
 		uet_ep_handle_timeout(d->a.ep, d->now);
 		uet_ep_handle_timeout(d->b.ep, d->now);

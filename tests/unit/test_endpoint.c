@@ -5,6 +5,7 @@
  * probe, NACK and RTO, failure after the retry limit, close, pools,
  * scheduling and determinism.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -135,6 +136,42 @@ test_ack_coalescing(void **state)
 	duo_fini(&d);
 }
 
+/* A window-limited flow fills its window after every ACK. Asking for an
+ * ACK each time made the receiver ACK nearly every packet instead of every
+ * ack_every_bytes once a message end or the ACK timer had split the ACK
+ * clock (253 and 370 ACKs here): one request in flight is enough. */
+static void
+test_ack_coalescing_window_limited(void **state)
+{
+	static const char *const ccs[] = { "fixed", "nscc" };
+	struct uet_ep_config c;
+	struct duo d;
+	uint64_t data, acks;
+	uint32_t i, k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		duo_config(&c);
+		c.cc = uet_cc_find(ccs[k]);
+		assert_int_equal(duo_init(&d, &c), 0);
+		d.write_each = true;
+		/* 40 messages of 9.76 packets: 400 packets, 40 message ends. */
+		for (i = 0; i < 40; i++)
+			assert_int_equal(duo_send(&d, &d.a, i + 1, 4096 * 10 - 1000, 0), 0);
+		assert_true(duo_run(&d, 100000000));
+		for (i = 0; i < 40; i++)
+			assert_true(duo_msg_exact(&d.b, i + 1, 4096 * 10 - 1000));
+		data = st(&d.a)->tx_data_pkts;
+		acks = st(&d.b)->tx_ack_pkts;
+		print_message("# %s, window-limited: %" PRIu64 " data packets, %" PRIu64
+			      " ACKs\n", ccs[k], data, acks);
+		assert_int_equal(data, 400);
+		/* One per 16 KiB and one per message end is 140 at most. */
+		assert_true(acks >= 100 && acks <= 180);
+		duo_fini(&d);
+	}
+}
+
 static uint32_t reverse_seq;
 static int sack_checked, sack_bad;
 
@@ -225,6 +262,41 @@ test_single_loss_probe_recovery(void **state)
 	assert_true(st(&d.a)->tx_probe_pkts >= 1);
 	assert_int_equal(st(&d.a)->rto_events, 0);
 	assert_int_equal(d.a.tx_done_ok, 1);
+	duo_fini(&d);
+}
+
+/* ACKs of the first messages come back at once (a 2 us minimum RTT),
+ * later ones sit 30 us in a queue. */
+static bool
+ack_queue_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	if (!a_to_b && d->b2a_pkts > 8)
+		p->deliver_ns = d->now + 30000;
+	return true;
+}
+
+/* Probes are for ACKs that stop, not for ACKs that come late behind a
+ * queue: with the minimum RTT as their unit, this lossless flow probed
+ * every time two ACKs were more than 3 minimum RTTs apart (24 probes). */
+static void
+test_no_probes_behind_queue(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.rto_min_ns = 1000000; /* the queue appears at once: no RTO race */
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = ack_queue_filter;
+	assert_int_equal(duo_send(&d, &d.a, 1, 200 * 4096, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 1, 200 * 4096));
+	print_message("# ACKs behind a queue: %" PRIu64 " probes, %" PRIu64 " RTOs\n",
+		      st(&d.a)->tx_probe_pkts, st(&d.a)->rto_events);
+	/* A few while the smoothed RTT catches up with the jump. */
+	assert_true(st(&d.a)->tx_probe_pkts <= 4);
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 0);
 	duo_fini(&d);
 }
 
@@ -1070,9 +1142,11 @@ main(void)
 		cmocka_unit_test(test_single_message),
 		cmocka_unit_test(test_may_write),
 		cmocka_unit_test(test_ack_coalescing),
+		cmocka_unit_test(test_ack_coalescing_window_limited),
 		cmocka_unit_test(test_reorder_and_sack),
 		cmocka_unit_test(test_single_loss_probe_recovery),
 		cmocka_unit_test(test_loss_ooo_inference),
+		cmocka_unit_test(test_no_probes_behind_queue),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_trim_nack_retransmit),
 		cmocka_unit_test(test_trim_nack_retry_limit),
