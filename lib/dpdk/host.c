@@ -574,19 +574,21 @@ host_for_ip(const struct uet_dpdk_lcore *lc, uint16_t port_id, uint32_t ip)
 	return uet_hmap_get(&lc->by_ip, host_key(port_id, ip), &i) ? lc->hosts[i] : NULL;
 }
 
-static void
-note_ce_ack(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, const uint8_t *pds,
-	    uint16_t len, uint16_t ev)
+/* Does this PDS packet echo a CE mark (an ACK with its M flag)? Only the
+ * prologue's type and flags are read: the core decodes the rest, and the
+ * echo is counted once it accepted the packet. */
+static bool
+ce_echo(const uint8_t *pds, uint16_t len)
 {
-	struct uet_hdr hd;
+	uint16_t prlg;
+	uint8_t type;
 
-	if (uet_hdr_decode(pds, len, &hd) > 0 &&
-	    (hd.type == UET_PDS_ACK || hd.type == UET_PDS_ACK_CC || hd.type == UET_PDS_ACK_CCX) &&
-	    (hd.flags & UET_ACK_F_M) != 0) {
-		if (h->cfg.on_ev != NULL)
-			h->cfg.on_ev(h->cfg.on_ev_ctx, ev, true);
-		uet_dpdk_tel_ev(lc->tel, ev, true);
-	}
+	if (len < 2)
+		return false;
+	prlg = (uint16_t)(pds[0] << 8 | pds[1]);
+	type = (uint8_t)(prlg >> 11);
+	return (type == UET_PDS_ACK || type == UET_PDS_ACK_CC || type == UET_PDS_ACK_CCX) &&
+	       (prlg & UET_ACK_F_M) != 0;
 }
 
 /* Hand m to the lcore owning its destination (a reference each). */
@@ -650,12 +652,16 @@ rx_ipv4(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m, 
 	rm.ev = r.sport;
 	rm.ce = r.ecn == UET_ECN_CE;
 	rm.trimmed = r.dscp == h->cfg.dscp.trimmed ? 1 : r.dscp == h->cfg.dscp.trimmed_lasthop ? 2 : 0;
-	/* ACKs are short; CE is echoed in their flags. */
-	if (r.payload_len < 256)
-		note_ce_ack(lc, h, f + r.payload_off, r.payload_len, r.sport);
 	rc = uet_ep_read_pkt(h->ep, &rm, f + r.payload_off, r.payload_len, now_ns);
-	if (rc < 0)
+	if (rc < 0) {
 		h->st.rx_ep_drops++;
+	} else if (ce_echo(f + r.payload_off, r.payload_len)) {
+		/* Per EV: the ACK travels back on the EV of the data it
+		 * acknowledges. */
+		if (h->cfg.on_ev != NULL)
+			h->cfg.on_ev(h->cfg.on_ev_ctx, r.sport, true);
+		uet_dpdk_tel_ev(lc->tel, r.sport, true);
+	}
 	/* Send what this packet released (an ACK opens the window, a data
 	 * packet wants its ACK) before the next one of the burst is read, as
 	 * a NIC pipeline would: load balancers that recycle the EV of each
