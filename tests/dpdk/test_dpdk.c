@@ -5,6 +5,7 @@
  * ARP, framing, checksums, dispatch by address and the poll loop run for
  * real. EAL: --no-huge --in-memory, one lcore.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <unistd.h>
@@ -448,7 +450,7 @@ test_arp_backoff(void **state)
 }
 
 struct evcount {
-	uint64_t tx[65536];
+	uint64_t tx[65536], ce[65536];
 };
 
 static void
@@ -456,8 +458,35 @@ count_ev(void *ctx, uint16_t ev, bool ce)
 {
 	struct evcount *e = ctx;
 
-	if (!ce)
+	if (ce)
+		e->ce[ev]++;
+	else
 		e->tx[ev]++;
+}
+
+/* A (10.0.0.1, OPS over EVs 50000-50015, its EVs counted into evc) and B
+ * (10.0.0.2 on port_b), each the other's static neighbour. */
+static void
+ev_pair(struct two *t, struct evcount *evc, struct uet_dpdk_port *port_b, uint64_t rto_min_ns)
+{
+	struct uet_dpdk_host_cfg c;
+	char err[256];
+
+	memset(t, 0, sizeof(*t));
+	memset(evc, 0, sizeof(*evc));
+	host_cfg(&c, 0x0a000001, 1, &t->ra);
+	c.ep.ev_base = 50000;
+	c.ep.ev_count = 16;
+	c.ep.lb = uet_lb_find("ops");
+	c.ep.rto_min_ns = rto_min_ns;
+	c.on_ev = count_ev;
+	c.on_ev_ctx = evc;
+	assert_int_equal(uet_dpdk_host_create(&c, &t->a, err, sizeof(err)), 0);
+	host_cfg(&c, 0x0a000002, 2, &t->rb);
+	c.port = port_b;
+	assert_int_equal(uet_dpdk_host_create(&c, &t->b, err, sizeof(err)), 0);
+	uet_dpdk_host_add_neigh(t->a, 0x0a000002, (const uint8_t[6]){ 2, 0, 0, 0, 0, 2 });
+	uet_dpdk_host_add_neigh(t->b, 0x0a000001, (const uint8_t[6]){ 2, 0, 0, 0, 0, 1 });
 }
 
 /* The fail-EV hook drops what the endpoint sends on the EVs in its set
@@ -467,29 +496,15 @@ static void
 test_fail_ev_hook(void **state)
 {
 	static struct evcount evc;
-	struct uet_dpdk_host_cfg c;
 	struct uet_dpdk_lcore *lc;
 	static uint8_t buf[4][100000];
 	struct two t;
-	char err[256];
 	uint64_t dead = 0, live = 0;
 	uint32_t i;
 	int j;
 
 	(void)state;
-	memset(&t, 0, sizeof(t));
-	memset(&evc, 0, sizeof(evc));
-	host_cfg(&c, 0x0a000001, 1, &t.ra);
-	c.ep.ev_base = 50000;
-	c.ep.ev_count = 16;
-	c.ep.lb = uet_lb_find("ops");
-	c.on_ev = count_ev;
-	c.on_ev_ctx = &evc;
-	assert_int_equal(uet_dpdk_host_create(&c, &t.a, err, sizeof(err)), 0);
-	host_cfg(&c, 0x0a000002, 2, &t.rb);
-	assert_int_equal(uet_dpdk_host_create(&c, &t.b, err, sizeof(err)), 0);
-	uet_dpdk_host_add_neigh(t.a, 0x0a000002, (const uint8_t[6]){ 2, 0, 0, 0, 0, 2 });
-	uet_dpdk_host_add_neigh(t.b, 0x0a000001, (const uint8_t[6]){ 2, 0, 0, 0, 0, 1 });
+	ev_pair(&t, &evc, &port, 0);
 	assert_int_equal(uet_dpdk_host_fail_evs(t.a, 0, 50000, 50003), 0);
 	assert_int_equal(uet_dpdk_host_fail_evs(t.a, 0, 50010, 50009), UET_ERR_INVAL);
 	lc = one_lcore(t.a, t.b);
@@ -526,6 +541,126 @@ test_fail_ev_hook(void **state)
 	assert_true(live >= 4 * 25); /* 100 kB in 4 kB packets, four times */
 	assert_true(uet_ep_stats(uet_dpdk_host_ep(t.a))->tx_retx_pkts >= dead);
 	uet_dpdk_lcore_destroy(lc);
+	uet_dpdk_host_destroy(t.a);
+	uet_dpdk_host_destroy(t.b);
+}
+
+/* Frames waiting on queue 0 of a net_ring port (its own TX). */
+static uint32_t
+ring_take(const struct uet_dpdk_port *p, struct rte_mbuf **m, uint32_t cap)
+{
+	uint32_t n = 0;
+	uint16_t got;
+
+	while (n + 32 <= cap && (got = rte_eth_rx_burst(p->port_id, 0, m + n, 32)) > 0)
+		n += got;
+	return n;
+}
+
+static void
+ring_put(const struct uet_dpdk_port *p, struct rte_mbuf **m, uint32_t n)
+{
+	uint32_t sent = 0;
+
+	while (sent < n)
+		sent += rte_eth_tx_burst(p->port_id, 0, m + sent,
+					 (uint16_t)(n - sent > 32 ? 32 : n - sent));
+}
+
+static uint32_t
+dst_of(const struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+							       UET_ETH_HLEN);
+
+	return rte_be_to_cpu_32(ip->dst_addr);
+}
+
+/* A switch between A (on net_ring0) and B (on queue 0 of net_ring1): each
+ * port's ring holds what its host sent and what the switch delivered there
+ * earlier and the host has not read yet; the first kind goes to the other
+ * port, ECN-capable frames towards B CE-marked (the IPv4 checksum redone;
+ * the UDP checksum does not cover the TOS byte). Returns the frames it
+ * marked. */
+static uint32_t
+ce_switch(uint32_t ip_a, uint32_t ip_b)
+{
+	static struct rte_mbuf *ra[1024], *rb[1024], *to_a[1024], *to_b[1024], *keep_a[1024],
+		*keep_b[1024];
+	uint32_t na = ring_take(&port, ra, RTE_DIM(ra));
+	uint32_t nb = ring_take(&port2q, rb, RTE_DIM(rb));
+	uint32_t marked = 0, k, nta = 0, ntb = 0, nka = 0, nkb = 0;
+
+	for (k = 0; k < na; k++) {
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(ra[k], struct rte_ipv4_hdr *,
+								 UET_ETH_HLEN);
+
+		if (dst_of(ra[k]) != ip_b) {
+			keep_a[nka++] = ra[k];
+			continue;
+		}
+		to_b[ntb++] = ra[k];
+		if ((ip->type_of_service & 3) != UET_ECN_ECT0)
+			continue;
+		ip->type_of_service |= UET_ECN_CE;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		marked++;
+	}
+	for (k = 0; k < nb; k++) {
+		if (dst_of(rb[k]) == ip_a)
+			to_a[nta++] = rb[k];
+		else
+			keep_b[nkb++] = rb[k];
+	}
+	ring_put(&port, keep_a, nka);
+	ring_put(&port, to_a, nta);
+	ring_put(&port2q, keep_b, nkb);
+	ring_put(&port2q, to_b, ntb);
+	return marked;
+}
+
+/* CE marks on the way to B come back in B's ACKs; A counts each echoing
+ * ACK once, on the EV it came back on, which is an EV A sent data on. */
+static void
+test_ce_echo_per_ev(void **state)
+{
+	static struct evcount cc;
+	struct uet_dpdk_lcore *la, *lb;
+	struct two t;
+	uint64_t ce = 0, marked = 0, t0;
+	uint32_t i;
+
+	(void)state;
+	/* The loop below is slow: no spurious RTOs. */
+	ev_pair(&t, &cc, &port2q, 5000000);
+	/* One lcore object each, polled in turn with the switch between. */
+	la = one_lcore(t.a, NULL);
+	lb = one_lcore(t.b, NULL);
+	send_four(&t);
+	t0 = uet_dpdk_now_ns(&clk);
+	while (!delivered(&t) && uet_dpdk_now_ns(&clk) - t0 < 10000000000ULL) {
+		uet_dpdk_lcore_poll(la, uet_dpdk_now_ns(&clk));
+		uet_dpdk_lcore_poll(lb, uet_dpdk_now_ns(&clk));
+		marked += ce_switch(0x0a000001, 0x0a000002);
+	}
+	assert_four_delivered(&t);
+	/* 25, 50, 75 and 100 kB in 4 KiB packets: 64. */
+	assert_true(marked >= 64);
+	assert_int_equal(uet_ep_stats(uet_dpdk_host_ep(t.b))->rx_ce_pkts, marked);
+	for (i = 0; i < 65536; i++) {
+		if (cc.ce[i] != 0)
+			assert_true(cc.tx[i] > 0); /* echoed on an EV that carried data */
+		ce += cc.ce[i];
+	}
+	/* Every marked packet is ACKed at once with the echo; A counts the
+	 * ACKs it accepts (a late duplicate's would not be). */
+	print_message("# %" PRIu64 " data packets marked, %" PRIu64 " CE echoes counted\n",
+		      marked, ce);
+	assert_true(ce >= 64);
+	assert_true(ce <= uet_ep_stats(uet_dpdk_host_ep(t.a))->rx_ack_pkts);
+	uet_dpdk_lcore_destroy(la);
+	uet_dpdk_lcore_destroy(lb);
 	uet_dpdk_host_destroy(t.a);
 	uet_dpdk_host_destroy(t.b);
 }
@@ -617,6 +752,7 @@ main(void)
 		cmocka_unit_test_setup(test_gateway_next_hop, drain_rings),
 		cmocka_unit_test_setup(test_arp_backoff, drain_rings),
 		cmocka_unit_test_setup(test_fail_ev_hook, drain_rings),
+		cmocka_unit_test_setup(test_ce_echo_per_ev, drain_rings),
 		cmocka_unit_test_setup(test_two_lcores_steer, drain_rings),
 	};
 
