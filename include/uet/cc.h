@@ -75,6 +75,12 @@ struct uet_cc_nscc_cfg {
 	uint32_t init_cwnd_bytes;  /* 0 = max_cwnd_bytes (line rate start) */
 	uint8_t qa_gate;           /* quick adapt only below max >> qa_gate; 3 */
 	bool trimming;             /* the fabric trims: lower delay target */
+	/* Keep the max window where it starts: htsim lowers it to 1.5 x link
+	 * x the smallest RTT sampled, which on hosts is a lucky sample of a
+	 * few µs while host delays (polling, batching) make most RTTs larger
+	 * and cap the flow far below line rate. A max_cwnd_bytes set here is
+	 * always kept. */
+	bool fixed_max_cwnd;
 };
 extern const struct uet_cc_ops uet_cc_nscc;
 

@@ -18,8 +18,10 @@
  * - NACK: a network-RTT delay sample, quick adapt, else minus the bytes;
  *   RTO: minus one packet;
  * - parameters scale with BDP / (100 Gb/s x 12 us) and target / 12 us;
- *   max window 1.5 BDP, recomputed when the base RTT drops; the transport
- *   gives RTT samples only for unambiguous (not retransmitted) packets.
+ *   max window 1.5 BDP, recomputed when the base RTT drops (unless the
+ *   configuration fixes it: hosts' RTT samples include host delays); the
+ *   transport gives RTT samples only for unambiguous (not retransmitted)
+ *   packets.
  * Inferred losses (OOO count, probe) trigger quick adapt and cost one packet,
  * like an RTO (htsim's SLEEK leaves cwnd alone; a cut is the safer side).
  */
@@ -35,6 +37,7 @@ struct nscc_state {
 	uint32_t mss;
 	uint8_t qa_gate;
 	uint8_t fast;
+	uint8_t fixed_max;
 	uint8_t trigger_qa;
 };
 
@@ -73,6 +76,7 @@ nscc_init(void *stp, const struct uet_cc_params *p)
 	st->fi_scale = 0.25 * a;
 	st->qa_gate = cfg != NULL && cfg->qa_gate ? cfg->qa_gate : 3;
 	st->maxwnd = cfg != NULL && cfg->max_cwnd_bytes ? cfg->max_cwnd_bytes : 1.5 * bdp;
+	st->fixed_max = cfg != NULL && (cfg->max_cwnd_bytes != 0 || cfg->fixed_max_cwnd);
 	if (st->maxwnd < st->mss)
 		st->maxwnd = st->mss;
 	st->cwnd = cfg != NULL && cfg->init_cwnd_bytes ? cfg->init_cwnd_bytes : st->maxwnd;
@@ -135,9 +139,11 @@ nscc_on_ack(void *stp, const struct uet_cc_ack *a)
 	if (a->rtt_ns != 0) {
 		if (a->rtt_ns < st->base_rtt) {
 			st->base_rtt = a->rtt_ns;
-			st->maxwnd = 1.5 * st->bytes_per_ns * (double)st->base_rtt;
-			if (st->maxwnd < st->mss)
-				st->maxwnd = st->mss;
+			if (!st->fixed_max) {
+				st->maxwnd = 1.5 * st->bytes_per_ns * (double)st->base_rtt;
+				if (st->maxwnd < st->mss)
+					st->maxwnd = st->mss;
+			}
 		}
 		delay = (double)(a->rtt_ns - st->base_rtt);
 		update_delay(st, a->ce, delay);

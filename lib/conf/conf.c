@@ -289,6 +289,11 @@ static const struct opt opt_table[] = {
 	{ .lname = "nscc-target-ns", .sec = "cc", .key = "nscc_target_ns",
 	  UINT(nscc_target_ns, 0, 0, 1000000000), .flags = F_SYM, .meta = "NS",
 	  .defdoc = "0 (base RTT)", .help = "nscc: target queueing delay" },
+	{ .lname = "nscc-min-rtt-cap", .sec = "cc", .key = "nscc_min_rtt_cap", .type = T_BOOL,
+	  FLD(nscc_min_rtt_cap), .flags = F_SYM, .has_simdef = true, .simdef = 1,
+	  .help = "nscc: lower the window cap to 1.5 x link rate x the smallest RTT "
+		  "sampled, as htsim does; off: 1.5 x link rate x base RTT (a host's "
+		  "smallest RTT sample is a lucky one, most include host delays)" },
 	{ .lname = "dctcp-g-shift", .sec = "cc", .key = "dctcp_g_shift",
 	  UINT(dctcp_g_shift, 4, 1, 16), .flags = F_SYM, .meta = "N",
 	  .help = "dctcp: alpha gain g = 1 / 2^N" },
@@ -1294,7 +1299,8 @@ set_default(struct uet_perf_opts *o, int i)
 
 	switch (p->type) {
 	case T_BOOL:
-		*(bool *)f = false;
+		*(bool *)f = conf_app == UET_CONF_APP_SIM && p->has_simdef ? p->simdef != 0
+									   : p->def != 0;
 		break;
 	case T_COUNT:
 	case T_UINT:
@@ -2706,6 +2712,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	a->plb.ce_pct = o->plb_ce_pct;
 	a->plb.rounds = o->plb_rounds;
 	a->nscc.target_qdelay_ns = o->nscc_target_ns;
+	a->nscc.fixed_max_cwnd = !o->nscc_min_rtt_cap;
 	a->dctcp.g_shift = o->dctcp_g_shift;
 
 	c->lb_cfg = c->lb == &uet_lb_ops_spray ? (const void *)&a->ops

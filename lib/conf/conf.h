@@ -255,6 +255,7 @@ struct uet_perf_opts {
 	uint8_t plb_ce_pct;
 	uint8_t plb_rounds;
 	uint64_t nscc_target_ns;
+	bool nscc_min_rtt_cap;
 	uint8_t dctcp_g_shift;
 
 	/* Output [output] */

@@ -196,6 +196,7 @@ test_defaults(void **state)
 	assert_int_equal(o->plb_ce_pct, 50);
 	assert_int_equal(o->plb_rounds, 3);
 	assert_int_equal(o->nscc_target_ns, 0);
+	assert_false(o->nscc_min_rtt_cap);
 	assert_int_equal(o->dctcp_g_shift, 4);
 	assert_true(o->interval_s == 1);
 	assert_int_equal(o->bin_us, 100);
@@ -1010,6 +1011,7 @@ test_to_ep_config(void **state)
 	assert_ptr_equal(c.lb_cfg, &a.reps);
 	assert_ptr_equal(c.cc, &uet_cc_nscc);
 	assert_ptr_equal(c.cc_cfg, &a.nscc);
+	assert_true(a.nscc.fixed_max_cwnd);
 	assert_int_equal(c.mss_bytes, 4096);
 	assert_int_equal(c.ev_base, 49152);
 	assert_int_equal(c.ev_count, 256);
@@ -1482,6 +1484,7 @@ test_sim_app(void **state)
 	assert_true(o->link_gbps == 400);
 	assert_true(o->interval_s == 0);
 	assert_int_equal(o->base_rtt_ns, 0);
+	assert_true(o->nscc_min_rtt_cap); /* htsim's rule in the simulator */
 	assert_int_equal(o->nodes, 128);
 	assert_int_equal(o->tiers, 2);
 	assert_int_equal(o->mode, UET_PERF_MODE_NONE);

@@ -279,6 +279,26 @@ test_nscc_window_bounds(void **state)
 		uet_cc_nscc.on_ack(t.st, &a);
 	}
 	assert_true(cw(&t) <= 150000);
+	/* Unless the configuration fixes the max (uet-perf's default: a host's
+	 * smallest RTT sample is a lucky one), or sets it. */
+	{
+		const struct uet_cc_nscc_cfg kept[2] = { { .fixed_max_cwnd = true },
+							 { .max_cwnd_bytes = 300000 } };
+		const double cap[2] = { 225000, 300000 };
+		struct uet_cc_ack a = { .acked_bytes = MSS, .rtt_ns = 2000, .min_rtt_ns = 2000 };
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			cct_init(&t, &uet_cc_nscc, &kept[k]);
+			a.now_ns = t.now_ns + 100;
+			uet_cc_nscc.on_ack(t.st, &a);
+			for (i = 0; i < 100; i++) {
+				t.now_ns += 100;
+				ack(&t, 0, false);
+			}
+			assert_near(cw(&t), cap[k]);
+		}
+	}
 	/* Fast increase: a whole window with delay < 1 us, then + acked / 4
 	 * per ACK. */
 	{
