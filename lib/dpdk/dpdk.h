@@ -7,8 +7,9 @@
  * DPDK headers. It turns a port queue into the I/O of sans-I/O endpoints:
  *
  * - a port is set up with one RX and one TX queue per lcore that uses it
- *   (RSS on the UDP 5-tuple when there are several), an mbuf pool on the
- *   port's NUMA socket, and checksum offload when the port has it;
+ *   (RSS on the UDP 5-tuple when there are several), mbuf pools for RX
+ *   and TX on the port's NUMA socket, and checksum offload when the port
+ *   has it;
  * - a host is one endpoint with its own IPv4 and MAC address on a
  *   (port, queue): it answers ARP for its address, resolves its peers (or
  *   uses static neighbours), frames what the endpoint writes as
@@ -59,7 +60,8 @@ void uet_dpdk_eal_cleanup(void);
 struct uet_dpdk_port_cfg {
 	uint16_t port_id;
 	uint16_t nb_queues;     /* RX = TX queues: one per lcore using the port */
-	uint32_t nb_mbufs;      /* 0 = enough for the rings plus 4096 */
+	uint32_t nb_mbufs;      /* per pool (RX and TX); 0 = enough for the
+				 * rings and the lcores' caches */
 	uint16_t data_room;     /* mbuf data room (bytes, headroom included);
 				 * 0 = fits a frame of frame_mtu */
 	uint16_t frame_mtu;     /* largest frame we send (Ethernet header
@@ -78,7 +80,8 @@ struct uet_dpdk_port {
 	uint8_t mac[6];
 	bool tx_ip_csum, tx_udp_csum;  /* offloads in use */
 	bool rx_csum;                  /* the NIC reports checksum status */
-	struct rte_mempool *pool;
+	struct rte_mempool *pool;      /* receive, ARP */
+	struct rte_mempool *tx_pool;   /* the hosts' UET packets (see internal.h) */
 	char driver[32];
 };
 
@@ -98,6 +101,8 @@ struct uet_dpdk_host_stats {
 	uint64_t tx_full;           /* TX queue full: dropped after retries */
 	uint64_t tx_fail_ev;        /* blackholed by the fail-EV hook */
 	uint64_t tx_no_mbuf;        /* the mbuf pool was empty: sending waits */
+	uint64_t tx_csum_skipped_bytes; /* payload bytes known to be zero that the
+					 * software UDP checksum did not sum */
 };
 
 /* Per-EV observer: data packets sent, and ACKs echoing CE, by EV. */

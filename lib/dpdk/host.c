@@ -434,12 +434,12 @@ ask_neighbours(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, uint64_t now_
  * if it cannot be sent. */
 static bool
 frame_out(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m,
-	  const struct uet_tx_meta *tm, int n, uint64_t now_ns)
+	  const struct uet_tx_meta *tm, int n, uint32_t zero_tail, uint64_t now_ns)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct uet_frame_tx tx;
 	struct neigh *nb = neigh_get(h, next_hop(h, tm->dst_ip));
-	bool hw_csum;
+	bool hw_csum, sw_csum;
 	int len;
 
 	if (nb == NULL || !nb->valid) {
@@ -472,14 +472,17 @@ frame_out(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m
 	tx.ecn = tm->ecn_capable ? UET_ECN_ECT0 : UET_ECN_NOT_ECT;
 	tx.ttl = 64;
 	tx.ip_id = h->ip_id++;
+	tx.zero_tail = zero_tail;
 	hw_csum = h->port->tx_udp_csum && !h->cfg.zero_udp_csum;
-	len = uet_frame_encap(f, rte_pktmbuf_tailroom(m), &tx, (size_t)n,
-			      !h->port->tx_udp_csum && !h->cfg.zero_udp_csum);
+	sw_csum = !h->port->tx_udp_csum && !h->cfg.zero_udp_csum;
+	len = uet_frame_encap(f, rte_pktmbuf_tailroom(m), &tx, (size_t)n, sw_csum);
 	if (len < 0) {
 		rte_pktmbuf_free(m);
 		return false;
 	}
 	m->data_len = m->pkt_len = (uint32_t)len;
+	if (sw_csum)
+		h->st.tx_csum_skipped_bytes += zero_tail;
 	if (hw_csum) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + UET_ETH_HLEN);
 		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(f + UET_ETH_HLEN + UET_IPV4_HLEN);
@@ -507,8 +510,10 @@ host_write(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, uint64_t now_ns, 
 	/* Most polls find most endpoints with nothing to send: ask before
 	 * taking an mbuf. */
 	while (n_out < max && uet_ep_may_write(h->ep)) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(h->port->pool);
+		struct rte_mbuf *m = rte_pktmbuf_alloc(h->port->tx_pool);
+		struct uet_dpdk_txpriv *tp;
 		struct uet_tx_meta tm;
+		uint32_t end, written;
 		uint8_t *payload;
 		uint16_t room;
 		int n;
@@ -525,9 +530,19 @@ host_write(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, uint64_t now_ns, 
 			rte_pktmbuf_free(m);
 			break;
 		}
+		written = (uint32_t)n - tm.payload_len;
 		if (tm.payload_len > 0 && !tm.payload_filled && h->cfg.fill != NULL)
 			h->cfg.fill(h->cfg.fill_ctx, &tm, payload + tm.hdr_len);
-		if (frame_out(lc, h, m, &tm, n, now_ns)) {
+		if (tm.payload_filled || h->cfg.fill != NULL)
+			written = (uint32_t)n;
+		/* Past what this packet and earlier users wrote, the payload
+		 * is still zero (internal.h). */
+		tp = uet_dpdk_txpriv(m);
+		end = UET_FRAME_HDR_LEN + (uint32_t)n;
+		if (tp->dirty_bytes < UET_FRAME_HDR_LEN + written)
+			tp->dirty_bytes = UET_FRAME_HDR_LEN + written;
+		if (frame_out(lc, h, m, &tm, n, end > tp->dirty_bytes ? end - tp->dirty_bytes : 0,
+			      now_ns)) {
 			txq_put(lc, h, m);
 			n_out++;
 		}

@@ -7,9 +7,27 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_mbuf.h>
+
 #include "dpdk/dpdk.h"
 
 struct uet_dpdk_tel;
+
+/* A port's TX pool: what the hosts send. No PMD receives into it, its data
+ * rooms are zeroed when it is created, and each mbuf's private area says
+ * how far from the start of its data anything but zeros may have been
+ * written. Bytes beyond that are zero: a software UDP checksum skips them,
+ * so a payload nobody filled (uet-perf without --verify) is not summed. */
+struct uet_dpdk_txpriv {
+	uint32_t dirty_bytes;
+	uint32_t pad;
+};
+
+static inline struct uet_dpdk_txpriv *
+uet_dpdk_txpriv(struct rte_mbuf *m)
+{
+	return rte_mbuf_to_priv(m);
+}
 
 /* telemetry.c: an lcore's slot (NULL when telemetry is off or full):
  * room for a snapshot of its hosts and its own per-EV counters. */

@@ -18,6 +18,7 @@
 #endif
 
 #include "dpdk/dpdk.h"
+#include "dpdk/internal.h"
 #include "uet/err.h"
 
 RTE_LOG_REGISTER(uet_dpdk_logtype, uet.dpdk, INFO);
@@ -54,6 +55,28 @@ void
 uet_dpdk_eal_cleanup(void)
 {
 	rte_eal_cleanup();
+}
+
+/* rte_mempool_obj_iter callback: a clean TX mbuf. */
+static void
+tx_mbuf_clear(struct rte_mempool *mp, void *arg, void *obj, unsigned idx)
+{
+	struct rte_mbuf *m = obj;
+
+	(void)mp;
+	(void)arg;
+	(void)idx;
+	memset(m->buf_addr, 0, m->buf_len);
+	uet_dpdk_txpriv(m)->dirty_bytes = 0;
+}
+
+static void
+pools_free(struct uet_dpdk_port *p)
+{
+	rte_mempool_free(p->tx_pool);
+	rte_mempool_free(p->pool);
+	p->tx_pool = NULL;
+	p->pool = NULL;
 }
 
 /* The NUMA node that really backs the pool's memory, as the kernel sees
@@ -95,7 +118,8 @@ uet_dpdk_port_setup(const struct uet_dpdk_port_cfg *c, struct uet_dpdk_port *p, 
 	struct rte_ether_addr addr;
 	uint16_t nq = c->nb_queues ? c->nb_queues : 1, q;
 	uint16_t rxd = c->nb_rxd ? c->nb_rxd : 1024, txd = c->nb_txd ? c->nb_txd : 1024;
-	uint32_t n_mbufs, room;
+	uint32_t n_mbufs, n_tx, room;
+	bool loopback;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	int rc;
 
@@ -174,7 +198,15 @@ uet_dpdk_port_setup(const struct uet_dpdk_port_cfg *c, struct uet_dpdk_port *p, 
 	p->socket = rte_eth_dev_socket_id(c->port_id);
 	if (p->socket < 0)
 		p->socket = (int)rte_socket_id();
-	n_mbufs = c->nb_mbufs ? c->nb_mbufs : (uint32_t)nq * (rxd + txd) + 4096;
+	/* RX: the rings, a cache and a burst per lcore, frames steered
+	 * between lcores. TX: the TX rings and the lcores' caches. net_ring
+	 * receives the very mbufs sent (from the TX pool) into its RX rings
+	 * and fills none of its own: ARP alone takes from the RX pool. */
+	loopback = strcmp(info.driver_name, "net_ring") == 0;
+	n_mbufs = c->nb_mbufs ? c->nb_mbufs
+		  : loopback  ? 1024
+			      : (uint32_t)nq * (rxd + 512) + 2048;
+	n_tx = c->nb_mbufs ? c->nb_mbufs : (uint32_t)nq * (txd + 512 + (loopback ? rxd : 0)) + 512;
 	room = c->data_room ? c->data_room : (uint32_t)RTE_PKTMBUF_HEADROOM + p->frame_mtu;
 	/* net_af_packet copies whole ring frames (framesz, 8192 for jumbo
 	 * use) into one mbuf. */
@@ -194,6 +226,17 @@ uet_dpdk_port_setup(const struct uet_dpdk_port_cfg *c, struct uet_dpdk_port *p, 
 			 rte_strerror(rte_errno));
 		return UET_ERR_NOMEM;
 	}
+	snprintf(name, sizeof(name), "uet_txpool_p%u", c->port_id);
+	p->tx_pool = rte_pktmbuf_pool_create(name, n_tx, 256, sizeof(struct uet_dpdk_txpriv),
+					     (uint16_t)room, p->socket);
+	if (p->tx_pool == NULL) {
+		snprintf(err, errlen, "port %u: cannot allocate %u TX mbufs of %u bytes on socket "
+			 "%d: %s (with --no-huge, raise -m)", c->port_id, n_tx, room, p->socket,
+			 rte_strerror(rte_errno));
+		pools_free(p);
+		return UET_ERR_NOMEM;
+	}
+	(void)rte_mempool_obj_iter(p->tx_pool, tx_mbuf_clear, NULL);
 	p->pool_node = pool_node(p->pool);
 	if (p->pool_node >= 0 && p->socket >= 0 && p->pool_node != p->socket)
 		RTE_LOG(NOTICE, UET_DPDK, "port %u: its mbufs sit on NUMA node %d, the port on "
@@ -222,8 +265,7 @@ uet_dpdk_port_setup(const struct uet_dpdk_port_cfg *c, struct uet_dpdk_port *p, 
 	memcpy(p->mac, addr.addr_bytes, 6);
 	return 0;
 fail:
-	rte_mempool_free(p->pool);
-	p->pool = NULL;
+	pools_free(p);
 	return UET_ERR_INVAL;
 }
 
@@ -234,6 +276,5 @@ uet_dpdk_port_close(struct uet_dpdk_port *p)
 		return;
 	(void)rte_eth_dev_stop(p->port_id);
 	(void)rte_eth_dev_close(p->port_id);
-	rte_mempool_free(p->pool);
-	p->pool = NULL;
+	pools_free(p);
 }

@@ -266,6 +266,7 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "tx_no_neigh", h.tx_no_neigh);
 	rte_tel_data_add_dict_u64(d, "tx_fail_ev", h.tx_fail_ev);
 	rte_tel_data_add_dict_u64(d, "tx_no_mbuf", h.tx_no_mbuf);
+	rte_tel_data_add_dict_u64(d, "tx_csum_skipped_bytes", h.tx_csum_skipped_bytes);
 	return 0;
 }
 

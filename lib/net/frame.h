@@ -66,6 +66,10 @@ struct uet_frame_tx {
 	uint8_t ecn;     /* enum uet_ecn */
 	uint8_t ttl;     /* 0 means 64 */
 	uint16_t ip_id;
+	/* The last zero_tail bytes of the UDP payload are known to be zero
+	 * (a buffer nobody wrote since it was cleared): the UDP checksum
+	 * skips them. 0 = sum everything. */
+	uint32_t zero_tail;
 };
 
 struct uet_frame_rx {

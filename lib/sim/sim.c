@@ -730,6 +730,7 @@ host_pull(struct sim *s, struct sim_host *h)
 	tx.ecn = m.ecn_capable ? UET_ECN_ECT0 : UET_ECN_NOT_ECT;
 	tx.ttl = 64;
 	tx.ip_id = h->ip_id++;
+	tx.zero_tail = 0;
 	pkt->len = (uint32_t)uet_frame_encap(pkt->data, s->frame_cap, &tx, (size_t)n,
 					     !s->cfg.no_udp_csum);
 	pkt->cls = 1;

@@ -79,6 +79,33 @@ test_encap_decap(void **state)
 	assert_int_equal(f[UET_ETH_HLEN + 20 + 6], 0);
 	assert_int_equal(uet_frame_decap(f, (size_t)n, &r, UET_FRAME_VERIFY_CSUM), 0);
 	assert_int_equal(uet_frame_encap(f, 100, &t, plen, true), UET_ERR_BUFSIZE);
+	/* A zero tail the sum skips gives the same checksum: an even and an
+	 * odd number of bytes summed, and a tail covering a zero payload. */
+	{
+		static const uint32_t tails[] = { 300, 301, 5000 };
+		uint8_t want[2];
+		size_t k;
+
+		memset(f + UET_FRAME_HDR_LEN + 700, 0, plen - 700); /* the last 301 */
+		for (k = 0; k < sizeof(tails) / sizeof(tails[0]); k++) {
+			if (tails[k] > plen)
+				memset(f + UET_FRAME_HDR_LEN, 0, plen);
+			t.zero_tail = 0;
+			(void)uet_frame_encap(f, sizeof(f), &t, plen, true);
+			memcpy(want, f + UET_ETH_HLEN + 20 + 6, 2);
+			t.zero_tail = tails[k];
+			n = uet_frame_encap(f, sizeof(f), &t, plen, true);
+			assert_memory_equal(f + UET_ETH_HLEN + 20 + 6, want, 2);
+			assert_int_equal(uet_frame_decap(f, (size_t)n, &r, UET_FRAME_VERIFY_CSUM), 0);
+		}
+		/* Skipping bytes that are not zero is caught by the receiver. */
+		f[UET_FRAME_HDR_LEN + plen - 1] = 1;
+		t.zero_tail = 1;
+		n = uet_frame_encap(f, sizeof(f), &t, plen, true);
+		assert_int_equal(uet_frame_decap(f, (size_t)n, &r, UET_FRAME_VERIFY_CSUM),
+				 UET_ERR_CHECKSUM);
+		t.zero_tail = 0;
+	}
 	t.dscp = 64;
 	assert_int_equal(uet_frame_encap(f, sizeof(f), &t, plen, true), UET_ERR_INVAL);
 }
