@@ -19,7 +19,7 @@
 # on both ends. net_ring passes pointers: its raw rate is a bound on
 # per-packet overhead, not a data rate.
 #
-# memif buffers (bsize) and testpmd mbufs are 8 KiB, so frames up to 8 KiB.
+# memif buffers (bsize) are 8 KiB, so frames up to 8 KiB.
 # Environment: MTU (uet-perf payload, default 4096), SECONDS_RUN (default 5),
 # ROUNDS (default 3; the last lines are the medians over the rounds),
 # UET_PERF (default build/apps/uet-perf/uet-perf), TESTPMD (dpdk-testpmd),
@@ -43,7 +43,9 @@ command -v "$TESTPMD" >/dev/null || { echo "no $TESTPMD (Debian: apt-get install
 [ -x "$PERF" ] || { echo "no $PERF: build first (tools/setup.sh)"; exit 2; }
 
 EAL=(--no-huge -m 1024 --no-pci --log-level=error)
-TPMD_APP=(--mbuf-size=8320 --total-num-mbufs=16384 --stats-period 1 -a)
+# testpmd's mbufs hold a frame and the default headroom, as uet-perf's do
+# (mbufs twice that size cost testpmd cache and TLB reach).
+TPMD_APP=(--mbuf-size=$((FRAME + 128)) --total-num-mbufs=16384 --stats-period 1 -a)
 # Both cores poll flat out and share the machine with everything else: a
 # poller preempted for a scheduler tick reads as a millisecond of RTT, so
 # the RTO floor sits above that rather than at 4 x base RTT (spurious
