@@ -235,8 +235,8 @@ uet_dpdk_host_create(const struct uet_dpdk_host_cfg *c, struct uet_dpdk_host **o
 	struct uet_ep_config ec;
 	int rc;
 
-	if (c->port == NULL || c->port->pool == NULL || c->queue >= c->port->nb_queues ||
-	    c->ip == 0 || c->prefix_len > 32) {
+	if (c->port == NULL || c->port->pool == NULL || c->port->tx_pool == NULL ||
+	    c->queue >= c->port->nb_queues || c->ip == 0 || c->prefix_len > 32) {
 		snprintf(err, errlen, "host: needs a started port, a queue below %u, an IPv4 "
 			 "address and a prefix length <= 32",
 			 c->port != NULL ? c->port->nb_queues : 0);
