@@ -149,6 +149,19 @@ early_slot(struct worker *w)
 	return &w->early[w->n_early++];
 }
 
+/* A completion that arrived before this lcore's t = 0 is kept and replayed
+ * at t = 0 (worker_begin); NULL when it is not to be kept. */
+static struct early *
+early_keep(struct worker *w, bool tx)
+{
+	struct early *e;
+
+	if (!idle_phase(w->c) || (e = early_slot(w)) == NULL)
+		return NULL;
+	e->tx = tx;
+	return e;
+}
+
 static void
 on_rx_data(void *user, const struct uet_rx_data *d)
 {
@@ -174,10 +187,8 @@ on_rx_msg(void *user, const struct uet_rx_msg *x)
 		return;
 	if (w->measuring)
 		uet_drv_rx_msg(w->drv, x);
-	else if (idle_phase(w->c) && (e = early_slot(w)) != NULL) {
-		e->tx = false;
+	else if ((e = early_keep(w, false)) != NULL)
 		e->u.rx = *x;
-	}
 }
 
 static void
@@ -191,10 +202,8 @@ on_tx_done(void *user, const struct uet_tx_done *x)
 		return;
 	if (w->measuring)
 		uet_drv_tx_done(w->drv, x, w->now);
-	else if (idle_phase(w->c) && (e = early_slot(w)) != NULL) {
-		e->tx = true;
+	else if ((e = early_keep(w, true)) != NULL)
 		e->u.done = *x;
-	}
 }
 
 /* The driver sends through the endpoint of the flow's source rank. */

@@ -53,6 +53,7 @@ struct uet_dpdk_host {
 	uint8_t mac[6];
 	uint32_t subnet_mask;
 	uint16_t ip_id;
+	bool hw_csum, sw_csum;    /* UDP checksums: offloaded, in software */
 	struct uet_dpdk_host_stats st;
 	/* Neighbours: ip -> index into neigh[]. */
 	struct uet_hmap neigh_map;
@@ -257,6 +258,8 @@ uet_dpdk_host_create(const struct uet_dpdk_host_cfg *c, struct uet_dpdk_host **o
 	h->ip = c->ip;
 	memcpy(h->mac, memcmp(c->mac, zero, 6) != 0 ? c->mac : c->port->mac, 6);
 	h->subnet_mask = c->prefix_len == 0 ? 0 : (uint32_t)(0xffffffffULL << (32 - c->prefix_len));
+	h->hw_csum = c->port->tx_udp_csum && !c->zero_udp_csum;
+	h->sw_csum = !c->port->tx_udp_csum && !c->zero_udp_csum;
 	ec = c->ep;
 	ec.local_ip = c->ip;
 	rc = uet_ep_create(&ec, &h->ep);
@@ -439,7 +442,6 @@ frame_out(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct uet_frame_tx tx;
 	struct neigh *nb = neigh_get(h, next_hop(h, tm->dst_ip));
-	bool hw_csum, sw_csum;
 	int len;
 
 	if (nb == NULL || !nb->valid) {
@@ -473,17 +475,15 @@ frame_out(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m
 	tx.ttl = 64;
 	tx.ip_id = h->ip_id++;
 	tx.zero_tail = zero_tail;
-	hw_csum = h->port->tx_udp_csum && !h->cfg.zero_udp_csum;
-	sw_csum = !h->port->tx_udp_csum && !h->cfg.zero_udp_csum;
-	len = uet_frame_encap(f, rte_pktmbuf_tailroom(m), &tx, (size_t)n, sw_csum);
+	len = uet_frame_encap(f, rte_pktmbuf_tailroom(m), &tx, (size_t)n, h->sw_csum);
 	if (len < 0) {
 		rte_pktmbuf_free(m);
 		return false;
 	}
 	m->data_len = m->pkt_len = (uint32_t)len;
-	if (sw_csum)
+	if (h->sw_csum)
 		h->st.tx_csum_skipped_bytes += zero_tail;
-	if (hw_csum) {
+	if (h->hw_csum) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + UET_ETH_HLEN);
 		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(f + UET_ETH_HLEN + UET_IPV4_HLEN);
 
@@ -513,7 +513,7 @@ host_write(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, uint64_t now_ns, 
 		struct rte_mbuf *m = rte_pktmbuf_alloc(h->port->tx_pool);
 		struct uet_dpdk_txpriv *tp;
 		struct uet_tx_meta tm;
-		uint32_t end, written;
+		uint32_t end, written_end;
 		uint8_t *payload;
 		uint16_t room;
 		int n;
@@ -530,17 +530,16 @@ host_write(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, uint64_t now_ns, 
 			rte_pktmbuf_free(m);
 			break;
 		}
-		written = (uint32_t)n - tm.payload_len;
 		if (tm.payload_len > 0 && !tm.payload_filled && h->cfg.fill != NULL)
 			h->cfg.fill(h->cfg.fill_ctx, &tm, payload + tm.hdr_len);
-		if (tm.payload_filled || h->cfg.fill != NULL)
-			written = (uint32_t)n;
 		/* Past what this packet and earlier users wrote, the payload
 		 * is still zero (internal.h). */
-		tp = uet_dpdk_txpriv(m);
 		end = UET_FRAME_HDR_LEN + (uint32_t)n;
-		if (tp->dirty_bytes < UET_FRAME_HDR_LEN + written)
-			tp->dirty_bytes = UET_FRAME_HDR_LEN + written;
+		written_end = tm.payload_filled || h->cfg.fill != NULL ? end
+									: end - tm.payload_len;
+		tp = uet_dpdk_txpriv(m);
+		if (tp->dirty_bytes < written_end)
+			tp->dirty_bytes = written_end;
 		if (frame_out(lc, h, m, &tm, n, end > tp->dirty_bytes ? end - tp->dirty_bytes : 0,
 			      now_ns)) {
 			txq_put(lc, h, m);
@@ -600,7 +599,7 @@ ce_echo(const uint8_t *pds, uint16_t len)
 
 	if (len < 2)
 		return false;
-	prlg = (uint16_t)(pds[0] << 8 | pds[1]);
+	prlg = uet_get_be16(pds);
 	type = (uint8_t)(prlg >> 11);
 	return (type == UET_PDS_ACK || type == UET_PDS_ACK_CC || type == UET_PDS_ACK_CCX) &&
 	       (prlg & UET_ACK_F_M) != 0;

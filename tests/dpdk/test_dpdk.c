@@ -167,6 +167,14 @@ struct two {
 	struct rxs ra, rb;
 };
 
+static void
+two_destroy(struct two *t, struct uet_dpdk_lcore *lc)
+{
+	uet_dpdk_lcore_destroy(lc);
+	uet_dpdk_host_destroy(t->a);
+	uet_dpdk_host_destroy(t->b);
+}
+
 static bool
 resolved(void *p)
 {
@@ -253,9 +261,7 @@ test_arp_and_messages(void **state)
 	assert_four_delivered(&t);
 	assert_int_equal(uet_dpdk_host_stats(t.b)->rx_csum_drops, 0);
 	assert_int_equal(uet_dpdk_host_stats(t.a)->tx_no_neigh, 0);
-	uet_dpdk_lcore_destroy(lc);
-	uet_dpdk_host_destroy(t.a);
-	uet_dpdk_host_destroy(t.b);
+	two_destroy(&t, lc);
 }
 
 /* UET frames seen on the wire, by sender: with a zero UDP checksum, or
@@ -349,9 +355,7 @@ test_zero_udp_csum(void **state)
 	assert_int_equal(cs.bad, 0);
 	assert_int_equal(uet_dpdk_host_stats(t.a)->rx_csum_drops, 0);
 	assert_int_equal(uet_dpdk_host_stats(t.b)->rx_csum_drops, 0);
-	uet_dpdk_lcore_destroy(lc);
-	uet_dpdk_host_destroy(t.a);
-	uet_dpdk_host_destroy(t.b);
+	two_destroy(&t, lc);
 }
 
 static struct uet_dpdk_lcore *
@@ -543,9 +547,7 @@ test_fail_ev_hook(void **state)
 	}
 	assert_true(live >= 4 * 25); /* 100 kB in 4 kB packets, four times */
 	assert_true(uet_ep_stats(uet_dpdk_host_ep(t.a))->tx_retx_pkts >= dead);
-	uet_dpdk_lcore_destroy(lc);
-	uet_dpdk_host_destroy(t.a);
-	uet_dpdk_host_destroy(t.b);
+	two_destroy(&t, lc);
 }
 
 /* Frames waiting on queue 0 of a net_ring port (its own TX). */
@@ -707,9 +709,7 @@ test_unfilled_payload_checksums(void **state)
 	assert_int_equal(t.rb.bytes, 25000 * (1 + 2 + 3 + 4) + 4 * 100000);
 	assert_int_equal(uet_dpdk_host_stats(t.a)->rx_csum_drops, 0);
 	assert_int_equal(uet_dpdk_host_stats(t.b)->rx_csum_drops, 0);
-	uet_dpdk_lcore_destroy(lc);
-	uet_dpdk_host_destroy(t.a);
-	uet_dpdk_host_destroy(t.b);
+	two_destroy(&t, lc);
 }
 
 struct lc_run {
