@@ -146,29 +146,27 @@ class Fabric:
         self.children.append(p)
         return p
 
+    @staticmethod
+    def stop(p):
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
     def reap(self, p, timeout):
         try:
             rc = p.wait(timeout=timeout)
         finally:
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+            self.stop(p)
             self.children.remove(p)
         return rc
 
     def cleanup(self):
         for p in list(self.children):
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+            self.stop(p)
         self.children = []
         if os.path.exists(self.state):
             subprocess.run([FABRIC, "down", "--state", self.state], stdout=subprocess.PIPE,
