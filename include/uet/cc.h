@@ -45,6 +45,12 @@ struct uet_cc_loss {
 	enum uet_cc_loss_kind kind;
 	uint32_t lost_bytes;
 	uint32_t inflight_bytes;
+	/* TRIM: the NACK's round trip when unambiguous (the copy it answers
+	 * was sent once, or resent once and echoed RETX), else 0. */
+	uint64_t rtt_ns;
+	/* INFERRED or TIMEOUT opening a loss episode the transport may later
+	 * prove spurious: the window now is what undo() restores. */
+	bool episode_start;
 };
 
 struct uet_cc_ops {
@@ -54,6 +60,10 @@ struct uet_cc_ops {
 	void (*on_ack)(void *st, const struct uet_cc_ack *a);
 	void (*on_loss)(void *st, const struct uet_cc_loss *l);
 	uint32_t (*cwnd)(const void *st);
+	/* Optional: every loss of the episode opened by the last
+	 * episode_start proved spurious (the original copies arrived): take
+	 * back the reductions, cwnd = max(cwnd, the window saved then). */
+	void (*undo)(void *st, uint64_t now_ns);
 };
 
 const struct uet_cc_ops *uet_cc_find(const char *name);
@@ -76,10 +86,11 @@ struct uet_cc_nscc_cfg {
 	uint8_t qa_gate;           /* quick adapt only below max >> qa_gate; 3 */
 	bool trimming;             /* the fabric trims: lower delay target */
 	/* Keep the max window where it starts: htsim lowers it to 1.5 x link
-	 * x the smallest RTT sampled, which on hosts is a lucky sample of a
-	 * few µs while host delays (polling, batching) make most RTTs larger
-	 * and cap the flow far below line rate. A max_cwnd_bytes set here is
-	 * always kept. */
+	 * x the smallest RTT sampled (NACK round trips included, by its
+	 * default), which on hosts is a lucky sample of a few µs while host
+	 * delays (polling, batching) make most RTTs larger and cap the flow
+	 * far below line rate. A max_cwnd_bytes set here is always kept; NACK
+	 * round trips lower the base RTT only without this flag. */
 	bool fixed_max_cwnd;
 };
 extern const struct uet_cc_ops uet_cc_nscc;

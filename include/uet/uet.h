@@ -55,6 +55,25 @@
 
 struct uet_ep;
 
+/*
+ * How a sender finds losses that no NACK reports (doc/architecture.md,
+ * "Loss detection").
+ *
+ * ADAPTIVE: RACK-style time-based detection with a reordering window that
+ * adapts to proven spurious retransmissions, applied per path (a packet is
+ * lost once a later packet on its own EV was delivered and the window has
+ * passed) and, where the fabric is not known to trim, across paths; probes
+ * for stalled flows; an RTO that tracks the RTT and is undone when it
+ * proves spurious.
+ * NACK_RTO: the UEC reference simulator's: trimmed packets are NACKed and
+ * resent, everything else waits for a fixed retransmission timeout
+ * (rto_ns, or rto_min_ns when 0); no reordering inference, no probes.
+ */
+enum uet_loss_detect {
+	UET_LOSS_ADAPTIVE = 0,
+	UET_LOSS_NACK_RTO = 1,
+};
+
 /* What the caller read from the IPv4/UDP headers of a received packet. */
 struct uet_rx_meta {
 	uint32_t src_ip;  /* host byte order */
@@ -194,8 +213,14 @@ struct uet_ep_config {
 	uint32_t probe_rtts;      /* probe after this many smoothed RTTs (base
 				   * RTTs before the first sample) without an
 				   * ACK; 0 disables probes; default 3 */
-	uint32_t ooo_min_pkts;    /* loss inference when the receiver's OOO count
-				   * exceeds max(cwnd in packets, this); default 5 */
+	uint8_t loss_detect;      /* enum uet_loss_detect; default adaptive */
+	uint64_t reorder_window_ns; /* adaptive loss detection: fixed reordering
+				   * window; 0 = adaptive (min RTT / 4, grown
+				   * on each proven spurious retransmission up
+				   * to the smoothed RTT) */
+	uint32_t ooo_min_pkts;    /* reordering-based loss detection runs only
+				   * while the receiver reports at least this
+				   * many PSNs held beyond a hole; default 3 */
 	uint32_t failure_rtt_pct; /* a loss (RTO, OOO count or probe) whose
 				   * recent max RTT (over ~2 RTOs) is below this
 				   * percent of the base RTT is reported to the
@@ -326,6 +351,15 @@ struct uet_ep_stats {
 	uint64_t probe_losses;      /* by probe reply */
 	uint64_t rto_events;        /* RTO expiries that declared losses */
 	uint64_t rto_lost_pkts;
+	uint64_t spurious_retx;     /* retransmissions proven unnecessary: the
+				     * receiver reported a copy of a PSN sent
+				     * more than once as a duplicate */
+	uint64_t spurious_losses;   /* losses declared (reordering, probe, RTO)
+				     * and disproved before the resend left */
+	uint64_t spurious_rto;      /* RTO expiries whose packet was delivered
+				     * by its original copy: undone */
+	uint64_t loss_undos;        /* congestion-window reductions taken back:
+				     * every loss of the episode was spurious */
 	uint64_t rtt_samples;
 	/* messages and PDCs */
 	uint64_t msgs_submitted;

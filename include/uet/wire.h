@@ -70,6 +70,10 @@ enum uet_ctl_type {
 #define UET_ACK_F_RETX 0x10 /* triggering packet was a retransmission */
 #define UET_ACK_F_P 0x08    /* reply to a probe; ack_psn_offset is the opaque */
 #define UET_ACK_F_REQ_MASK 0x06
+/* libuet extension in the prologue's reserved ACK flag bit: the trigger
+ * was a duplicate (its PSN had been received before). Like TCP's D-SACK
+ * (RFC 2883), it proves a retransmission spurious; doc/wire.md. */
+#define UET_ACK_F_DUP 0x01
 /* NACK flags */
 #define UET_NACK_F_M 0x20
 #define UET_NACK_F_RETX 0x10

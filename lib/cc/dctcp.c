@@ -14,6 +14,7 @@
 
 struct dctcp_state {
 	double cwnd, maxwnd, alpha;
+	double undo_cwnd;          /* window before a loss episode began */
 	uint64_t win_acked, win_marked;
 	uint32_t mss;
 	uint8_t g_shift;
@@ -82,8 +83,20 @@ dctcp_on_loss(void *stp, const struct uet_cc_loss *l)
 {
 	struct dctcp_state *st = stp;
 
-	(void)l;
+	if (l->episode_start)
+		st->undo_cwnd = st->cwnd;
 	st->cwnd -= st->mss;
+	clamp(st);
+}
+
+static void
+dctcp_undo(void *stp, uint64_t now_ns)
+{
+	struct dctcp_state *st = stp;
+
+	(void)now_ns;
+	if (st->cwnd < st->undo_cwnd)
+		st->cwnd = st->undo_cwnd;
 	clamp(st);
 }
 
@@ -100,4 +113,5 @@ const struct uet_cc_ops uet_cc_dctcp = {
 	.on_ack = dctcp_on_ack,
 	.on_loss = dctcp_on_loss,
 	.cwnd = dctcp_cwnd,
+	.undo = dctcp_undo,
 };

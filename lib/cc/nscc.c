@@ -22,14 +22,17 @@
  *   configuration fixes it: hosts' RTT samples include host delays); the
  *   transport gives RTT samples only for unambiguous (not retransmitted)
  *   packets.
- * Inferred losses (OOO count, probe) trigger quick adapt and cost one packet,
- * like an RTO (htsim's SLEEK leaves cwnd alone; a cut is the safer side).
+ * Inferred losses (reordering, probe) trigger quick adapt and cost one
+ * packet, like an RTO (htsim's SLEEK leaves cwnd alone; a cut is the safer
+ * side); when the transport proves every loss of the episode spurious, undo
+ * restores the window saved when the episode began.
  */
 #include "uet/cc.h"
 #include "uet/err.h"
 
 struct nscc_state {
 	double cwnd, maxwnd, inc_bytes, avg_delay;
+	double undo_cwnd;          /* window before a loss episode began */
 	double alpha, fi, eta, fi_scale, bytes_per_ns;
 	uint64_t base_rtt, net_rtt, target;
 	uint64_t fi_count, received, achieved, to_ignore, ignored;
@@ -94,6 +97,20 @@ clamp(struct nscc_state *st)
 		st->cwnd = st->maxwnd;
 }
 
+/* The base RTT only falls; unless the max window is fixed, it follows. */
+static void
+lower_base_rtt(struct nscc_state *st, uint64_t rtt)
+{
+	if (rtt >= st->base_rtt)
+		return;
+	st->base_rtt = rtt;
+	if (!st->fixed_max) {
+		st->maxwnd = 1.5 * st->bytes_per_ns * (double)st->base_rtt;
+		if (st->maxwnd < st->mss)
+			st->maxwnd = st->mss;
+	}
+}
+
 /* Delay EWMA: a high delay without a mark is not trusted (base RTT / 4). */
 static void
 update_delay(struct nscc_state *st, bool ce, double delay)
@@ -137,14 +154,7 @@ nscc_on_ack(void *stp, const struct uet_cc_ack *a)
 	double delay;
 
 	if (a->rtt_ns != 0) {
-		if (a->rtt_ns < st->base_rtt) {
-			st->base_rtt = a->rtt_ns;
-			if (!st->fixed_max) {
-				st->maxwnd = 1.5 * st->bytes_per_ns * (double)st->base_rtt;
-				if (st->maxwnd < st->mss)
-					st->maxwnd = st->mss;
-			}
-		}
+		lower_base_rtt(st, a->rtt_ns);
 		delay = (double)(a->rtt_ns - st->base_rtt);
 		update_delay(st, a->ce, delay);
 	} else {
@@ -213,6 +223,10 @@ nscc_on_loss(void *stp, const struct uet_cc_loss *l)
 	switch (l->kind) {
 	case UET_CC_LOSS_TRIM:
 	case UET_CC_LOSS_TRIM_LASTHOP:
+		/* htsim's default (update_base_rtt_on_nack), with unambiguous
+		 * samples only (uet-htsim.md §9). */
+		if (l->rtt_ns != 0 && !st->fixed_max)
+			lower_base_rtt(st, l->rtt_ns);
 		st->ignored += l->lost_bytes;
 		update_delay(st, true, (double)st->net_rtt);
 		st->trigger_qa = 1;
@@ -220,14 +234,33 @@ nscc_on_loss(void *stp, const struct uet_cc_loss *l)
 			st->cwnd -= l->lost_bytes;
 		break;
 	case UET_CC_LOSS_INFERRED:
+		if (l->episode_start)
+			st->undo_cwnd = st->cwnd;
 		st->trigger_qa = 1;
 		if (!quick_adapt(st, true, st->avg_delay, l->now_ns, l->inflight_bytes))
 			st->cwnd -= st->mss;
 		break;
 	case UET_CC_LOSS_TIMEOUT:
+		if (l->episode_start)
+			st->undo_cwnd = st->cwnd;
 		st->cwnd -= st->mss;
 		break;
 	}
+	clamp(st);
+}
+
+/* The episode's losses were reordering or delay, not drops: restore the
+ * window and forget the quick-adapt trigger they armed. Marks of packets
+ * sent meanwhile still count. */
+static void
+nscc_undo(void *stp, uint64_t now_ns)
+{
+	struct nscc_state *st = stp;
+
+	(void)now_ns;
+	st->trigger_qa = 0;
+	if (st->cwnd < st->undo_cwnd)
+		st->cwnd = st->undo_cwnd;
 	clamp(st);
 }
 
@@ -244,4 +277,5 @@ const struct uet_cc_ops uet_cc_nscc = {
 	.on_ack = nscc_on_ack,
 	.on_loss = nscc_on_loss,
 	.cwnd = nscc_cwnd,
+	.undo = nscc_undo,
 };

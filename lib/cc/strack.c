@@ -24,6 +24,7 @@
 
 struct strack_state {
 	double cwnd, maxwnd, avg_delay, alpha, beta, eta;
+	double undo_cwnd;          /* window before a loss episode began */
 	uint64_t base_rtt, target, qhigh;
 	uint64_t rx_count, achieved_bdp, clear_ts, last_dec, last_fair;
 	uint32_t mss;
@@ -117,8 +118,20 @@ strack_on_loss(void *stp, const struct uet_cc_loss *l)
 {
 	struct strack_state *st = stp;
 
-	(void)l;
+	if (l->episode_start)
+		st->undo_cwnd = st->cwnd;
 	st->cwnd -= st->mss;
+	clamp(st);
+}
+
+static void
+strack_undo(void *stp, uint64_t now_ns)
+{
+	struct strack_state *st = stp;
+
+	(void)now_ns;
+	if (st->cwnd < st->undo_cwnd)
+		st->cwnd = st->undo_cwnd;
 	clamp(st);
 }
 
@@ -135,4 +148,5 @@ const struct uet_cc_ops uet_cc_strack = {
 	.on_ack = strack_on_ack,
 	.on_loss = strack_on_loss,
 	.cwnd = strack_cwnd,
+	.undo = strack_undo,
 };

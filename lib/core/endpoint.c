@@ -28,7 +28,7 @@ uet_ep_config_default(struct uet_ep_config *c)
 	c->max_rto_retx = 12;
 	c->max_nack_retx = 5;
 	c->probe_rtts = 3;
-	c->ooo_min_pkts = 5;
+	c->ooo_min_pkts = 3;
 	c->failure_rtt_pct = 165;
 	c->pdc_quarantine_ns = 10000000;
 	c->lb = &uet_lb_ops_spray;
@@ -67,6 +67,10 @@ uet_ep_config_check(const struct uet_ep_config *c, const char **why)
 		w = "rto_min_ns must not exceed rto_max_ns";
 	else if (c->max_rto_retx > 1000)
 		w = "max_rto_retx must be at most 1000";
+	else if (c->loss_detect > UET_LOSS_NACK_RTO)
+		w = "loss_detect must be adaptive or nack-rto";
+	else if (c->reorder_window_ns > 1000000000ULL)
+		w = "reorder_window_ns must be at most 1 s";
 	else if (c->lb == NULL || c->lb->state_size > UET_LB_STATE_MAX)
 		w = "lb must be a registered load balancer";
 	else if (c->cc == NULL || c->cc->state_size > UET_CC_STATE_MAX)

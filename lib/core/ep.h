@@ -48,6 +48,13 @@ enum pdc_state {
 #define TXF_LOST 0x02  /* waiting in the retransmit queue, not in flight */
 #define TXF_CLOSE 0x04 /* the PSN carries CLOSE, not data */
 #define TXF_SYN 0x08   /* last sent with SYN */
+#define TXF_HELD 0x10  /* declared lost without a NACK (reordering, probe,
+			* RTO): the verdict is pending, and so is the load
+			* balancer's feedback about lost_ev */
+#define TXF_HELD_RTO 0x20 /* ... by the retransmission timer */
+#define TXF_PASSED 0x40 /* reported missing by an ACK that delivered a
+			 * later packet sent on the same EV */
+#define TXF_BEHIND 0x80 /* ... a later packet sent on any EV */
 
 /* One PSN in [snd_una, snd_nxt): 24 bytes. */
 struct tx_ent {
@@ -56,10 +63,13 @@ struct tx_ent {
 	uint16_t msg;       /* tx message slot */
 	uint16_t len;       /* payload bytes */
 	uint16_t ev;        /* EV of the last transmission */
+	uint16_t lost_ev;   /* TXF_HELD: EV of the copy declared lost */
 	uint8_t tx_count;
 	uint8_t flags;
 	uint8_t nacks;      /* trim NACKs received for this PSN */
 };
+
+_Static_assert(sizeof(struct tx_ent) == 24, "a send record is 24 bytes");
 
 struct tx_msg {
 	const uint8_t *buf;
@@ -92,6 +102,8 @@ struct pdc_tx {
 	struct tx_ent *ent;  /* window_psns records, or NULL when idle */
 	uint32_t *rtxq;      /* ring of PSNs to retransmit */
 	uint32_t win_idx;
+	uint32_t win_start;  /* snd_nxt when the records were attached: older
+			      * slots hold another PDC's leftovers */
 	uint32_t rtxq_head, rtxq_len;
 	uint32_t start_psn;
 	uint32_t snd_una;    /* lowest PSN not known to be received */
@@ -112,8 +124,31 @@ struct pdc_tx {
 	uint32_t recovery_psn;
 	uint32_t ar_psn;      /* latest packet sent with ACK-request */
 	uint32_t close_psn;
-	uint64_t rack_sent_ns;     /* send time of the latest-sent acked packet */
-	uint64_t rack_scanned_ns;  /* rack_sent_ns at the last loss scan */
+	uint64_t rack_sent_ns;     /* send time of the latest-sent delivered
+				    * packet (first transmissions only) */
+	uint32_t rack_rtt_ns;      /* its RTT */
+	uint32_t rack_psn;         /* its PSN: packets written in one burst share
+				    * a send time, and PSN order breaks the tie */
+	uint32_t reo_round;        /* spurious losses before snd_una passes this
+				    * PSN belong to the round that grew the
+				    * reordering window */
+	uint64_t reo_deadline;     /* reordering timer: a passed packet's window
+				    * runs out */
+	uint16_t last_ooo;         /* receiver's OOO count in the latest ACK */
+	uint8_t reo_mult;          /* reordering window in min RTT / 4 units */
+	uint8_t reo_persist;       /* recoveries left before reo_mult decays */
+	uint8_t reo_round_on;
+	uint8_t rack_on;           /* rack_* hold a delivery */
+	uint8_t undo_spur;         /* the open loss episode saw a spurious loss */
+	uint8_t undo_real;         /* ... and one confirmed (or a trim) */
+	uint8_t undo_cc;           /* ... and the congestion controller cut */
+	uint8_t fail_held;         /* a path-failure report waits for a confirmed
+				    * loss */
+	uint8_t rto_undo;          /* the last RTO's verdict is pending */
+	uint16_t n_held;           /* PSNs with TXF_HELD */
+	uint32_t rto_psn;          /* the PSN the last RTO fired for */
+	uint64_t rto_first_sent_ns; /* its send time before the RTO */
+	uint64_t rto_age_ns;       /* how long it had waited when the RTO fired */
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns;
 	uint64_t rto_deadline, probe_deadline, idle_deadline;
 	uint32_t rto_backoff;
@@ -147,6 +182,8 @@ struct pdc_rx {
 			      * packets usually belong to one message */
 	uint32_t close_psn;
 	uint8_t close_seen;
+	uint8_t ar_pending;  /* an AR arrived while PSNs were missing: ACK when
+			      * the last hole closes */
 	uint8_t last_flags;  /* last accepted packet: trigger of a delayed ACK */
 	uint16_t last_ev;
 	uint32_t last_psn;
@@ -237,6 +274,17 @@ struct uet_ep {
 
 	struct ctrl_item *cq;
 	uint32_t cq_head, cq_len;
+
+	/* Per ACK being processed: the latest send time delivered on each EV
+	 * (direct-mapped by EV, tagged with evt_stamp so nothing needs
+	 * clearing between ACKs). */
+	struct {
+		uint64_t sent_ns;
+		uint32_t psn;
+		uint32_t stamp;
+		uint16_t ev;
+	} evt[256];
+	uint32_t evt_stamp;
 };
 
 /* Describe a control packet (ACK, NACK, probe, close) for the caller:

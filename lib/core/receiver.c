@@ -6,10 +6,11 @@
  *
  * ACK policy (doc/architecture.md): an ACK goes out at once for a CE-marked
  * packet, a packet with AR, the first packet of a PDC, a packet that opens a
- * hole when there was none, a duplicate, a CLOSE or a probe; otherwise once
+ * hole when there was none, the packet that closes the last hole after an
+ * AR arrived, a duplicate, a CLOSE or a probe; otherwise once
  * ack_every_bytes have arrived since the last ACK, or ack_delay_ns after the
  * first unacknowledged packet. Each ACK echoes the EV, CE and RETX of the
- * packet that triggered it.
+ * packet that triggered it, and says (DUP) when that packet was a duplicate.
  */
 #include <assert.h>
 #include <string.h>
@@ -220,7 +221,8 @@ rx_lookup(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 					/* A late copy from before the close: re-ACK
 					 * so a sender whose close ACK was lost
 					 * finishes, deliver nothing. */
-					push_ack(ep, p, h->psn, meta->ev, echo_flags(h, meta), now);
+					push_ack(ep, p, h->psn, meta->ev,
+						 echo_flags(h, meta) | UET_ACK_F_DUP, now);
 					ep->st.rx_stale++;
 					*rc = UET_ERR_STALE;
 					return NULL;
@@ -265,7 +267,8 @@ rx_lookup(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 	}
 	if (p->state == PST_TIMEWAIT) {
 		if (psn_lt(h->psn, p->rx.cack))
-			push_ack(ep, p, h->psn, meta->ev, echo_flags(h, meta), now);
+			push_ack(ep, p, h->psn, meta->ev, echo_flags(h, meta) | UET_ACK_F_DUP,
+				 now);
 		ep->st.rx_stale++;
 		*rc = UET_ERR_STALE;
 		return NULL;
@@ -311,7 +314,7 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	      size_t plen, const struct uet_rx_meta *meta, uint64_t now)
 {
 	bool is_ctrl = h->type == UET_PDS_CTRL, created, new_hole = false, single;
-	bool immediate;
+	bool immediate, ar_now = false;
 	struct rx_msg *m = NULL;
 	uint32_t psn = h->psn, d, mslot;
 	uint8_t fl = echo_flags(h, meta);
@@ -353,7 +356,8 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	if (meta->trimmed) {
 		ep->st.rx_trimmed_pkts++;
 		if (rx_received(ep, p, psn)) {
-			push_ack(ep, p, psn, meta->ev, fl, now);
+			/* A copy trimmed after the PSN arrived: a duplicate. */
+			push_ack(ep, p, psn, meta->ev, fl | UET_ACK_F_DUP, now);
 		} else if (psn - p->rx.cack < ep->win) {
 			rx_push_nack(ep, p->peer_ip, p->id, p->peer_id, psn,
 				     meta->trimmed == 2 ? UET_NACK_TRIMMED_LASTHOP
@@ -370,10 +374,11 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 
 	d = psn - p->rx.cack;
 	if (rx_received(ep, p, psn)) {
-		/* Re-ACK at once: the sender is retransmitting something we
-		 * have, so its view is stale. */
+		/* Re-ACK at once, flagged DUP: the sender is retransmitting
+		 * something we have, so its view is stale, and the flag
+		 * proves that retransmission spurious. */
 		ep->st.rx_dup_pkts++;
-		push_ack(ep, p, psn, meta->ev, fl, now);
+		push_ack(ep, p, psn, meta->ev, fl | UET_ACK_F_DUP, now);
 		ep_timer_update(ep, p);
 		return UET_ERR_DUPLICATE;
 	}
@@ -435,12 +440,23 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 
 	/* Accept: the PSN is now received, exactly once. */
 	if (d == 0) {
+		bool had_holes = p->rx.ooo > 0;
+
 		p->rx.cack++;
 		while (p->rx.ooo > 0 && uet_bit_test(p->rx.bm, ring_idx(ep, p->rx.cack))) {
 			uet_bit_clear(p->rx.bm, ring_idx(ep, p->rx.cack));
 			uet_bit_clear(p->rx.unrep, ring_idx(ep, p->rx.cack));
 			p->rx.cack++;
 			p->rx.ooo--;
+		}
+		/* The sender asked for an ACK (a message's end, a full
+		 * window) while earlier PSNs were still missing: the state it
+		 * asked about is complete now, so it hears at once (the
+		 * reference's rule, uet-htsim.md §3.2), not after the delayed
+		 * ACK timer. */
+		if (had_holes && p->rx.ooo == 0 && p->rx.ar_pending) {
+			p->rx.ar_pending = 0;
+			ar_now = true;
 		}
 	} else {
 		uet_bit_set(p->rx.bm, ring_idx(ep, psn));
@@ -491,8 +507,10 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 		}
 	}
 
+	if ((h->flags & UET_REQ_F_AR) && p->rx.ooo > 0)
+		p->rx.ar_pending = 1;
 	immediate = meta->ce || (h->flags & UET_REQ_F_AR) || created || new_hole ||
-		    is_ctrl || ep->cfg.ack_every_bytes == 0 ||
+		    is_ctrl || ar_now || ep->cfg.ack_every_bytes == 0 ||
 		    p->rx.unacked_bytes >= ep->cfg.ack_every_bytes;
 	if (p->rx.close_seen && psn_lt(p->rx.close_psn, p->rx.cack))
 		immediate = true;

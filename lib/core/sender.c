@@ -3,15 +3,25 @@
  * Initiator side of a PDC: segmentation, the per-PSN send records, SACK
  * processing, loss detection and retransmission.
  *
- * Loss detection runs on three time scales, as STrack does (strack_slides.md
- * §1.7): (1) the receiver's out-of-order count exceeding max(cwnd in
- * packets, ooo_min_pkts) marks lost every unacknowledged PSN sent before the
- * most recently sent PSN that was delivered (a RACK-style rule that is safe
- * against spraying's reordering); (2) a probe after probe_rtts smoothed
- * RTTs without an ACK, whose quick reply with no progress means the data was
- * lost; (3) the retransmission timer. A trimmed packet's NACK retransmits at
- * once. Every transmission, retransmissions and probes included, asks the
- * load balancer for its EV.
+ * Loss detection (doc/architecture.md, "Loss detection") runs on three time
+ * scales, as STrack does (strack_slides.md §1.7): (1) RACK (RFC 8985) with
+ * an adaptive reordering window, per path: a packet is lost once a later
+ * packet on its own EV was delivered and the window has passed, because one
+ * path does not reorder while spraying reorders across paths all the time;
+ * across paths too where the fabric is not known to trim; (2) a probe after
+ * probe_rtts smoothed RTTs without an ACK, whose quick reply with no
+ * progress means the data was lost; (3) the retransmission timer. A trimmed
+ * packet's NACK retransmits at once. With UET_LOSS_NACK_RTO only NACKs and
+ * a fixed timer remain, as in the UEC reference simulator.
+ *
+ * A loss found without a NACK is a guess. Its load-balancer feedback is
+ * held until the retransmission's ACK confirms it (the retransmitted copy
+ * arrived first) or a second loss of the same PSN does; an ACK echoing the
+ * original copy, or one the receiver flags as answering a duplicate, proves
+ * it spurious: the feedback is dropped, the reordering window grows, a
+ * spurious RTO is undone, and when every loss of an episode was spurious the
+ * congestion controller restores its window. Every transmission,
+ * retransmissions and probes included, asks the load balancer for its EV.
  */
 #include <assert.h>
 #include <string.h>
@@ -51,6 +61,18 @@ base_rtt_est(const struct uet_ep *ep, const struct pdc *p)
 	return p->tx.min_rtt_ns ? p->tx.min_rtt_ns : ep->cfg.base_rtt_ns;
 }
 
+static bool
+adaptive(const struct uet_ep *ep)
+{
+	return ep->cfg.loss_detect == UET_LOSS_ADAPTIVE;
+}
+
+static bool
+probes_on(const struct uet_ep *ep)
+{
+	return adaptive(ep) && ep->cfg.probe_rtts != 0;
+}
+
 uint64_t
 tx_rto(const struct uet_ep *ep, const struct pdc *p)
 {
@@ -58,6 +80,8 @@ tx_rto(const struct uet_ep *ep, const struct pdc *p)
 
 	if (ep->cfg.rto_ns != 0) {
 		r = ep->cfg.rto_ns;
+	} else if (!adaptive(ep)) {
+		r = ep->rto_min_ns;
 	} else if (p->tx.srtt_ns != 0) {
 		/* RFC 6298 without its 1 s floor: datacenter RTTs are µs. */
 		r = p->tx.srtt_ns + 4 * p->tx.rttvar_ns;
@@ -168,17 +192,30 @@ lb_feedback(struct uet_ep *ep, struct pdc *p, enum uet_lb_fb_kind k, uint16_t ev
 }
 
 static void
-cc_loss(struct uet_ep *ep, struct pdc *p, enum uet_cc_loss_kind k, uint32_t bytes,
-	uint64_t now)
+cc_loss_rtt(struct uet_ep *ep, struct pdc *p, enum uet_cc_loss_kind k, uint32_t bytes,
+	    uint64_t rtt, uint64_t now)
 {
 	struct uet_cc_loss l = {
 		.now_ns = now,
 		.kind = k,
 		.lost_bytes = bytes,
 		.inflight_bytes = p->tx.inflight_bytes,
+		.rtt_ns = rtt,
 	};
 
+	/* The first reduction of a loss episode saves what an undo restores. */
+	if ((k == UET_CC_LOSS_INFERRED || k == UET_CC_LOSS_TIMEOUT) && !p->tx.undo_cc) {
+		l.episode_start = true;
+		p->tx.undo_cc = 1;
+	}
 	ep->cfg.cc->on_loss(p->tx.cc, &l);
+}
+
+static void
+cc_loss(struct uet_ep *ep, struct pdc *p, enum uet_cc_loss_kind k, uint32_t bytes,
+	uint64_t now)
+{
+	cc_loss_rtt(ep, p, k, bytes, 0, now);
 }
 
 /* --- send windows: the per-PSN records are pooled and held only while a
@@ -188,6 +225,7 @@ static void
 win_attach(struct uet_ep *ep, struct pdc *p, uint32_t idx)
 {
 	p->tx.win_idx = idx;
+	p->tx.win_start = p->tx.snd_nxt;
 	p->tx.ent = &ep->txw_ent[(size_t)idx * ep->win];
 	p->tx.rtxq = &ep->txw_rtxq[(size_t)idx * ep->win];
 	p->tx.rtxq_head = p->tx.rtxq_len = 0;
@@ -213,6 +251,8 @@ win_acquire(struct uet_ep *ep, struct pdc *p)
 	return false;
 }
 
+static void loss_episode_end(struct uet_ep *ep, struct pdc *p, uint64_t now);
+
 void
 tx_release(struct uet_ep *ep, struct pdc *p)
 {
@@ -233,6 +273,14 @@ tx_release(struct uet_ep *ep, struct pdc *p)
 	}
 	if (p->tx.ent == NULL)
 		return;
+	/* Everything was acknowledged: holds still waiting for their own
+	 * retransmission's ACK will never be judged. */
+	if (p->tx.n_held != 0) {
+		p->tx.n_held = 0;
+		loss_episode_end(ep, p, p->tx.last_ack_ns);
+	}
+	p->tx.rto_undo = 0;
+	p->tx.reo_deadline = 0;
 	ep->txw_free[ep->n_txw_free++] = p->tx.win_idx;
 	p->tx.ent = NULL;
 	p->tx.rtxq = NULL;
@@ -447,23 +495,32 @@ rtxq_purge(const struct uet_ep *ep, struct pdc *p)
 	}
 }
 
+/* Keep only the live entries (lost, not acknowledged): each PSN is in the
+ * queue at most once as long as nothing leaves the lost state but by
+ * being resent, acknowledged, or passing through here. */
+static void
+rtxq_compact(const struct uet_ep *ep, struct pdc *p)
+{
+	uint32_t i, k = 0, h = p->tx.rtxq_head;
+
+	for (i = 0; i < p->tx.rtxq_len; i++) {
+		uint32_t q = p->tx.rtxq[(h + i) & ep->win_mask];
+
+		if (psn_le(p->tx.snd_una, q) && psn_lt(q, p->tx.snd_nxt) &&
+		    (ent_of(ep, p, q)->flags & (TXF_LOST | TXF_ACKED)) == TXF_LOST)
+			p->tx.rtxq[(h + k++) & ep->win_mask] = q;
+	}
+	p->tx.rtxq_len = k;
+}
+
 static void
 rtxq_push(const struct uet_ep *ep, struct pdc *p, uint32_t psn)
 {
 	if (p->tx.rtxq_len == ep->win) {
 		/* Full of entries some of which ACKs made moot: compact. Live
 		 * entries are distinct PSNs of the window, so room appears. */
-		uint32_t i, k = 0, h = p->tx.rtxq_head;
-
-		for (i = 0; i < p->tx.rtxq_len; i++) {
-			uint32_t q = p->tx.rtxq[(h + i) & ep->win_mask];
-
-			if (psn_le(p->tx.snd_una, q) && psn_lt(q, p->tx.snd_nxt) &&
-			    (ent_of(ep, p, q)->flags & (TXF_LOST | TXF_ACKED)) == TXF_LOST)
-				p->tx.rtxq[(h + k++) & ep->win_mask] = q;
-		}
-		p->tx.rtxq_len = k;
-		assert(k < ep->win);
+		rtxq_compact(ep, p);
+		assert(p->tx.rtxq_len < ep->win);
 	}
 	p->tx.rtxq[(p->tx.rtxq_head + p->tx.rtxq_len) & ep->win_mask] = psn;
 	p->tx.rtxq_len++;
@@ -481,6 +538,179 @@ mark_lost(const struct uet_ep *ep, struct pdc *p, uint32_t psn)
 	p->tx.inflight_pkts--;
 	rtxq_push(ep, p, psn);
 	return true;
+}
+
+/* --- losses found without a NACK, and their verdicts --- */
+
+enum verdict { V_UNKNOWN = 0, V_CONFIRMED, V_SPURIOUS };
+
+static uint64_t
+reo_wnd(const struct uet_ep *ep, const struct pdc *p)
+{
+	uint64_t w;
+
+	if (ep->cfg.reorder_window_ns != 0)
+		return ep->cfg.reorder_window_ns;
+	/* RFC 8985 §6.2: min RTT / 4 per step, at most the smoothed RTT. */
+	w = base_rtt_est(ep, p) / 4 * (p->tx.reo_mult ? p->tx.reo_mult : 1);
+	if (p->tx.srtt_ns != 0 && w > p->tx.srtt_ns)
+		w = p->tx.srtt_ns;
+	return w;
+}
+
+/* A declared loss was reordering: widen the window, once per round trip
+ * (the packets sent before the widening may still prove spurious). */
+static void
+reo_grow(struct pdc *p)
+{
+	if (p->tx.reo_round_on && psn_lt(p->tx.snd_una, p->tx.reo_round))
+		return;
+	p->tx.reo_round = p->tx.snd_nxt;
+	p->tx.reo_round_on = 1;
+	if (p->tx.reo_mult == 0)
+		p->tx.reo_mult = 1;
+	if (p->tx.reo_mult < UINT8_MAX)
+		p->tx.reo_mult++;
+	p->tx.reo_persist = 16;
+}
+
+/*
+ * A loss that congestion does not explain is a failed path: REPS' rule
+ * (reps.md 1.5) for an RTO, applied here to every loss detection (RTO,
+ * reordering, probe), because this transport finds most losses before the
+ * RTO. Losses after low RTTs died on a path, not in a queue; with trimming,
+ * congestion shows as NACKs, so every silent loss does. The report waits,
+ * like the losses' own feedback, for a loss of the episode to be confirmed.
+ */
+static void
+classify_loss(struct uet_ep *ep, struct pdc *p)
+{
+	if (ep->cfg.assume_trimming || p->tx.trim_seen ||
+	    p->tx.max_rtt_ns * 100 < (uint64_t)ep->cfg.failure_rtt_pct * base_rtt_est(ep, p))
+		p->tx.fail_held = 1;
+}
+
+/* Every hold of the episode is judged: take the congestion controller's
+ * reductions back if nothing but spurious losses was seen. */
+static void
+loss_episode_end(struct uet_ep *ep, struct pdc *p, uint64_t now)
+{
+	if (p->tx.undo_spur && !p->tx.undo_real && p->tx.undo_cc && ep->cfg.cc->undo != NULL) {
+		ep->cfg.cc->undo(p->tx.cc, now);
+		ep->st.loss_undos++;
+	}
+	if (!p->tx.undo_real)
+		p->tx.fail_held = 0;
+	p->tx.undo_spur = p->tx.undo_real = p->tx.undo_cc = 0;
+}
+
+/* The RTO p->tx.rto_psn fired for was spurious: its packet was delivered
+ * by the copy the timer gave up on. Undo the timer's effects (RFC 4015's
+ * response): the backoff step, the retry, the losses it declared that
+ * have not been resent yet, and let the late RTT raise the estimate. */
+static void
+rto_spurious(struct uet_ep *ep, struct pdc *p, bool rtt_known, uint64_t now)
+{
+	uint32_t psn;
+
+	p->tx.rto_undo = 0;
+	ep->st.spurious_rto++;
+	if (p->tx.rto_backoff > 0)
+		p->tx.rto_backoff--;
+	if (p->tx.rto_fails > 0)
+		p->tx.rto_fails--;
+	/* The original's round trip: measured when its own ACK decided it,
+	 * else at least what it had waited when the timer gave up on it. */
+	{
+		uint64_t rtt = rtt_known && now > p->tx.rto_first_sent_ns
+				       ? now - p->tx.rto_first_sent_ns
+				       : p->tx.rto_age_ns;
+
+		if (p->tx.srtt_ns < rtt)
+			p->tx.srtt_ns = rtt;
+		if (p->tx.rttvar_ns < rtt / 2)
+			p->tx.rttvar_ns = rtt / 2;
+	}
+	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
+		struct tx_ent *e = ent_of(ep, p, psn);
+
+		if ((e->flags & (TXF_LOST | TXF_HELD_RTO | TXF_ACKED)) !=
+		    (TXF_LOST | TXF_HELD_RTO))
+			continue;
+		/* Back in flight; its retransmit-queue entry goes moot. */
+		e->flags &= (uint8_t)~(TXF_LOST | TXF_HELD | TXF_HELD_RTO);
+		p->tx.inflight_bytes += ent_bytes(e);
+		p->tx.inflight_pkts++;
+		p->tx.n_held--;
+	}
+	/* Their queue entries go now: declared lost again later, they would
+	 * be queued twice. */
+	rtxq_compact(ep, p);
+	/* Only a resend re-arms the timer, and these will not be resent. */
+	if (p->tx.rto_deadline == 0 && p->tx.inflight_pkts > 0)
+		p->tx.rto_deadline = now + tx_rto(ep, p);
+}
+
+/* Judge a held loss. A confirmed one reaches the load balancer now (with
+ * the EV of the copy that was lost) and so does the episode's path-failure
+ * report; a spurious one never does. */
+static void
+judge(struct uet_ep *ep, struct pdc *p, uint32_t psn, enum verdict v, bool rtt_known,
+      uint64_t now)
+{
+	struct tx_ent *e = ent_of(ep, p, psn);
+	bool resent = !(e->flags & TXF_LOST), by_rto = e->flags & TXF_HELD_RTO;
+
+	assert(e->flags & TXF_HELD);
+	assert(p->tx.n_held > 0);
+	e->flags &= (uint8_t)~(TXF_HELD | TXF_HELD_RTO);
+	p->tx.n_held--;
+	if (v == V_CONFIRMED) {
+		p->tx.undo_real = 1;
+		lb_feedback(ep, p, by_rto ? UET_LB_FB_TIMEOUT : UET_LB_FB_LOSS, e->lost_ev, false,
+			    e->tx_count > (resent ? 2 : 1), 0, now);
+		if (p->tx.fail_held) {
+			p->tx.fail_held = 0;
+			ep->st.path_failures++;
+			lb_feedback(ep, p, UET_LB_FB_FAILURE, 0, false, false, 0, now);
+		}
+		if (by_rto && p->tx.rto_undo && psn == p->tx.rto_psn)
+			p->tx.rto_undo = 0;
+	} else if (v == V_SPURIOUS) {
+		p->tx.undo_spur = 1;
+		/* A resend is counted when the receiver reports it as a
+		 * duplicate (tx_on_ack), as every redundant copy is. */
+		if (!resent)
+			ep->st.spurious_losses++;
+		if (by_rto) {
+			if (p->tx.rto_undo && psn == p->tx.rto_psn)
+				rto_spurious(ep, p, rtt_known, now);
+		} else if (adaptive(ep) && ep->cfg.reorder_window_ns == 0) {
+			reo_grow(p);
+		}
+	}
+	if (p->tx.n_held == 0)
+		loss_episode_end(ep, p, now);
+}
+
+/*
+ * Declare psn lost without a NACK (kind: UET_LB_FB_LOSS or _TIMEOUT). Its
+ * feedback is held for the verdict. A PSN already held and lost again
+ * (its retransmission was not acknowledged in time either) confirms the
+ * first loss.
+ */
+static void
+declare_lost(struct uet_ep *ep, struct pdc *p, uint32_t psn, enum uet_lb_fb_kind kind,
+	     uint64_t now)
+{
+	struct tx_ent *e = ent_of(ep, p, psn);
+
+	if (e->flags & TXF_HELD)
+		judge(ep, p, psn, V_CONFIRMED, false, now);
+	mark_lost(ep, p, psn);
+	e->flags |= (uint8_t)(TXF_HELD | (kind == UET_LB_FB_TIMEOUT ? TXF_HELD_RTO : 0));
+	e->lost_ev = e->ev;
+	p->tx.n_held++;
 }
 
 bool
@@ -617,7 +847,7 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 		p->tx.rtxq_head = (p->tx.rtxq_head + 1) & ep->win_mask;
 		p->tx.rtxq_len--;
 		e = ent_of(ep, p, psn);
-		e->flags &= (uint8_t)~TXF_LOST;
+		e->flags &= (uint8_t)~(TXF_LOST | TXF_PASSED | TXF_BEHIND);
 		if (e->tx_count < UINT8_MAX)
 			e->tx_count++;
 		retx = true;
@@ -628,6 +858,11 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 		   psn_window_allows(ep, p)) {
 		psn = p->tx.snd_nxt++;
 		e = ent_of(ep, p, psn);
+		/* The slot's previous PSN, a window back, was acknowledged;
+		 * a hold on it still waiting for its retransmission's ACK
+		 * will not be judged. */
+		if ((e->flags & TXF_HELD) && psn_le(p->tx.win_start, psn - ep->win))
+			judge(ep, p, psn - ep->win, V_UNKNOWN, false, now);
 		memset(e, 0, sizeof(*e));
 		e->tx_count = 1;
 		retx = false;
@@ -688,7 +923,7 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 	m->psn = psn;
 	if (p->tx.rto_deadline == 0)
 		p->tx.rto_deadline = now + tx_rto(ep, p);
-	if (p->tx.probe_deadline == 0 && ep->cfg.probe_rtts != 0)
+	if (p->tx.probe_deadline == 0 && probes_on(ep))
 		p->tx.probe_deadline = now + probe_interval(ep, p);
 	return n;
 }
@@ -734,9 +969,19 @@ tx_write_probe(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size
 
 /* --- receive: ACK, SACK, NACK --- */
 
+/* Send order: by time, and by PSN among packets written at the same
+ * time (one burst of an I/O loop shares its clock reading). */
+static inline bool
+sent_before(uint64_t a_ns, uint32_t a_psn, uint64_t b_ns, uint32_t b_psn)
+{
+	return a_ns < b_ns || (a_ns == b_ns && psn_lt(a_psn, b_psn));
+}
+
 struct ack_ctx {
 	uint32_t acked_bytes;
-	uint64_t rack_sent_ns;
+	uint32_t trigger;    /* PSN whose own ACK this is; judged by the caller */
+	bool has_trigger;
+	bool delivered;      /* a first transmission was newly delivered */
 };
 
 static void
@@ -747,6 +992,12 @@ ack_one(struct uet_ep *ep, struct pdc *p, uint32_t psn, struct ack_ctx *ac, uint
 
 	if (e->flags & TXF_ACKED)
 		return;
+	/* Delivered while still waiting to be resent: the original arrived,
+	 * the loss was reordering. A held PSN already resent waits for its
+	 * retransmission's own ACK, which says which copy came first. */
+	if ((e->flags & (TXF_HELD | TXF_LOST)) == (TXF_HELD | TXF_LOST) &&
+	    !(ac->has_trigger && ac->trigger == psn))
+		judge(ep, p, psn, V_SPURIOUS, false, now);
 	if (!(e->flags & TXF_LOST)) {
 		p->tx.inflight_bytes -= ent_bytes(e);
 		p->tx.inflight_pkts--;
@@ -754,8 +1005,30 @@ ack_one(struct uet_ep *ep, struct pdc *p, uint32_t psn, struct ack_ctx *ac, uint
 	e->flags = (uint8_t)((e->flags | TXF_ACKED) & ~TXF_LOST);
 	p->tx.acked_pkts++;
 	ac->acked_bytes += ent_bytes(e);
-	if (e->sent_ns > ac->rack_sent_ns)
-		ac->rack_sent_ns = e->sent_ns;
+	/* RACK's clock: only first transmissions say when the path delivered
+	 * what was sent when (a retransmission's send time may belong to a
+	 * copy that never arrived). */
+	if (e->tx_count == 1) {
+		uint32_t k = e->ev & 255;
+
+		if (!p->tx.rack_on ||
+		    sent_before(p->tx.rack_sent_ns, p->tx.rack_psn, e->sent_ns, psn)) {
+			p->tx.rack_on = 1;
+			uint64_t rtt = now > e->sent_ns ? now - e->sent_ns : 0;
+
+			p->tx.rack_sent_ns = e->sent_ns;
+			p->tx.rack_psn = psn;
+			p->tx.rack_rtt_ns = (uint32_t)(rtt > UINT32_MAX ? UINT32_MAX : rtt);
+		}
+		if (ep->evt[k].stamp != ep->evt_stamp || ep->evt[k].ev != e->ev ||
+		    sent_before(ep->evt[k].sent_ns, ep->evt[k].psn, e->sent_ns, psn)) {
+			ep->evt[k].stamp = ep->evt_stamp;
+			ep->evt[k].ev = e->ev;
+			ep->evt[k].sent_ns = e->sent_ns;
+			ep->evt[k].psn = psn;
+		}
+		ac->delivered = true;
+	}
 	if (e->flags & TXF_CLOSE)
 		return;
 	m = &ep->txm[e->msg];
@@ -791,43 +1064,6 @@ rtt_sample(const struct uet_ep *ep, struct pdc *p, uint64_t rtt, uint64_t now)
 	p->tx.srtt_ns = (7 * p->tx.srtt_ns + rtt) / 8;
 }
 
-/*
- * A loss that congestion does not explain is a failed path: REPS' rule
- * (reps.md 1.5) for an RTO, applied here to every loss detection (RTO, OOO
- * count, probe), because this transport finds most losses before the RTO.
- * Losses after low RTTs died on a path, not in a queue; with trimming,
- * congestion shows as NACKs, so every silent loss does.
- */
-static void
-classify_loss(struct uet_ep *ep, struct pdc *p, uint64_t now)
-{
-	if (ep->cfg.assume_trimming || p->tx.trim_seen ||
-	    p->tx.max_rtt_ns * 100 < (uint64_t)ep->cfg.failure_rtt_pct * base_rtt_est(ep, p)) {
-		ep->st.path_failures++;
-		lb_feedback(ep, p, UET_LB_FB_FAILURE, 0, false, false, 0, now);
-	}
-}
-
-/* Mark lost every outstanding PSN last sent before 'before_ns'. */
-static uint32_t
-mark_lost_before(struct uet_ep *ep, struct pdc *p, uint64_t before_ns,
-		 enum uet_lb_fb_kind fb, uint32_t *bytes, uint64_t now)
-{
-	uint32_t psn, n = 0;
-
-	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
-		struct tx_ent *e = ent_of(ep, p, psn);
-
-		if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns >= before_ns)
-			continue;
-		*bytes += ent_bytes(e);
-		mark_lost(ep, p, psn);
-		lb_feedback(ep, p, fb, e->ev, false, e->tx_count > 1, 0, now);
-		n++;
-	}
-	return n;
-}
-
 static void
 enter_recovery(struct uet_ep *ep, struct pdc *p, uint32_t lost_bytes, uint64_t now)
 {
@@ -839,11 +1075,118 @@ enter_recovery(struct uet_ep *ep, struct pdc *p, uint32_t lost_bytes, uint64_t n
 	cc_loss(ep, p, UET_CC_LOSS_INFERRED, lost_bytes, now);
 }
 
+/* Declare lost every outstanding PSN last sent before 'before_ns'. */
+static uint32_t
+mark_lost_before(struct uet_ep *ep, struct pdc *p, uint64_t before_ns, uint32_t *bytes,
+		 uint64_t now)
+{
+	uint32_t psn, n = 0;
+
+	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
+		struct tx_ent *e = ent_of(ep, p, psn);
+
+		if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns >= before_ns)
+			continue;
+		*bytes += ent_bytes(e);
+		declare_lost(ep, p, psn, UET_LB_FB_LOSS, now);
+		n++;
+	}
+	return n;
+}
+
+/* What one ACK said: what it delivered (ep->evt), and which PSNs it
+ * reported missing: its cumulative PSN and the clear bits of its SACK
+ * window. A PSN outside both was not reported either way (the SACK window
+ * is 64 PSNs), so nothing is concluded about it. */
+struct ack_report {
+	uint32_t cack;
+	uint32_t base;
+	uint64_t bits;
+	bool sack;
+};
+
+static bool
+reported_missing(const struct ack_report *r, uint32_t psn)
+{
+	uint32_t i = psn - r->base;
+
+	if (psn == r->cack)
+		return true;
+	return r->sack && psn_lt(r->cack, psn) && i < 64 && !(r->bits & (1ULL << i));
+}
+
+/*
+ * RACK (RFC 8985 §6.2) on a sprayed PDC. Send order means something only
+ * within one path: packets on one EV stay in order, while packets on
+ * different EVs overtake each other by as much as the queues differ. So a
+ * packet is lost when an ACK reports it missing while delivering a packet
+ * sent after it on its own EV (TXF_PASSED), and the reordering window has
+ * passed since it would have arrived: sent + the RTT of the latest
+ * delivery + window. Across paths (TXF_BEHIND: any later packet delivered)
+ * the same rule applies only where the fabric is not known to trim: a
+ * trimming fabric NACKs what congestion cuts, and what it loses silently
+ * (a failure) shows on the path itself or to the probe and the RTO. The
+ * window starts at a quarter of the minimum RTT and grows with each round
+ * that proves a loss spurious. A packet whose window has not passed yet
+ * arms the reordering timer. r: this ACK's report (NULL from the timer).
+ */
+static void
+rack_detect(struct uet_ep *ep, struct pdc *p, const struct ack_report *r, uint64_t now)
+{
+	bool cross = !(ep->cfg.assume_trimming || p->tx.trim_seen);
+	uint32_t psn, n = 0, lost_bytes = 0, gate = ep->cfg.ooo_min_pkts;
+	uint64_t wnd, due, next = UINT64_MAX;
+
+	p->tx.reo_deadline = 0;
+	if (!adaptive(ep) || p->tx.ent == NULL || !p->tx.rack_on ||
+	    p->tx.last_ooo < (gate > 0 ? gate : 1))
+		return;
+	wnd = reo_wnd(ep, p);
+	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
+		struct tx_ent *e = ent_of(ep, p, psn);
+
+		if ((e->flags & (TXF_ACKED | TXF_LOST)) ||
+		    !sent_before(e->sent_ns, psn, p->tx.rack_sent_ns, p->tx.rack_psn))
+			continue;
+		if (r != NULL && reported_missing(r, psn)) {
+			uint32_t k = e->ev & 255;
+
+			e->flags |= TXF_BEHIND;
+			if (ep->evt[k].stamp == ep->evt_stamp && ep->evt[k].ev == e->ev &&
+			    sent_before(e->sent_ns, psn, ep->evt[k].sent_ns, ep->evt[k].psn))
+				e->flags |= TXF_PASSED;
+		}
+		if (!(e->flags & (cross ? TXF_BEHIND : TXF_PASSED)))
+			continue;
+		due = e->sent_ns + p->tx.rack_rtt_ns + wnd;
+		if (due <= now) {
+			lost_bytes += ent_bytes(e);
+			declare_lost(ep, p, psn, UET_LB_FB_LOSS, now);
+			n++;
+		} else if (due < next) {
+			next = due;
+		}
+	}
+	if (next != UINT64_MAX)
+		p->tx.reo_deadline = next;
+	if (n > 0) {
+		ep->st.loss_inferred += n;
+		classify_loss(ep, p);
+		enter_recovery(ep, p, lost_bytes, now);
+		ep_rdy_kick(ep, p);
+	}
+}
+
 static void
 tx_after_progress(struct uet_ep *ep, struct pdc *p, uint64_t now)
 {
-	if (p->tx.in_recovery && !psn_lt(p->tx.snd_una, p->tx.recovery_psn))
+	if (p->tx.in_recovery && !psn_lt(p->tx.snd_una, p->tx.recovery_psn)) {
 		p->tx.in_recovery = 0;
+		/* RFC 8985: the widened window decays after 16 recoveries that
+		 * proved nothing spurious. */
+		if (p->tx.reo_persist > 0 && --p->tx.reo_persist == 0)
+			p->tx.reo_mult = 1;
+	}
 	if (p->state == PST_CLOSING && !p->tx.close_queued &&
 	    p->tx.snd_una == p->tx.snd_nxt) {
 		ep->st.pdcs_closed++;
@@ -854,6 +1197,7 @@ tx_after_progress(struct uet_ep *ep, struct pdc *p, uint64_t now)
 	if (p->tx.snd_una == p->tx.snd_nxt) {
 		p->tx.rto_deadline = 0;
 		p->tx.probe_deadline = 0;
+		p->tx.reo_deadline = 0;
 		p->tx.probe_out = 0;
 	}
 	if (tx_quiescent(p)) {
@@ -877,15 +1221,39 @@ tx_lookup(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 	return p;
 }
 
+/*
+ * The ACK's own trigger settles a held loss of that PSN exactly: a
+ * duplicate (the receiver had it already), the original copy, or a copy
+ * that arrived while the resend was still queued prove it spurious; the
+ * retransmission arriving first, not as a duplicate, confirms it.
+ */
+static void
+judge_trigger(struct uet_ep *ep, struct pdc *p, uint32_t psn, bool retx_echo, bool dup,
+	      uint64_t now)
+{
+	struct tx_ent *e;
+
+	if (!psn_lt(psn, p->tx.snd_nxt) || p->tx.snd_nxt - psn > ep->win ||
+	    !psn_le(p->tx.win_start, psn))
+		return;
+	e = ent_of(ep, p, psn);
+	if (!(e->flags & TXF_HELD))
+		return;
+	if (dup || (e->flags & TXF_LOST) || !retx_echo)
+		judge(ep, p, psn, V_SPURIOUS, !dup && !retx_echo, now);
+	else
+		judge(ep, p, psn, V_CONFIRMED, false, now);
+}
+
 int
 tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *meta,
 	  uint64_t now)
 {
-	struct ack_ctx ac = { 0, 0 };
+	struct ack_ctx ac = { 0, 0, false, false };
 	struct uet_nscc_state ns = { 0, 0, 0, 0, 0 };
 	bool probe = h->flags & UET_ACK_F_P, ce = h->flags & UET_ACK_F_M;
-	bool retx_echo = h->flags & UET_ACK_F_RETX;
-	uint32_t cack = h->psn, ack_psn = 0, base = 0, psn, thresh;
+	bool retx_echo = h->flags & UET_ACK_F_RETX, dup = h->flags & UET_ACK_F_DUP;
+	uint32_t cack = h->psn, ack_psn = 0, base = 0, psn;
 	uint64_t bm = h->sack_bitmap, rtt = 0, acked_before;
 	struct pdc *p;
 
@@ -922,6 +1290,17 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 			return UET_ERR_BAD_ACK;
 		}
 	}
+	/* A duplicate of a PSN we sent more than once: one copy was not
+	 * needed. With its record gone (all acknowledged, the window given
+	 * back) the late copy is still ours to count: the network duplicates
+	 * far more rarely than a resend races a late original. */
+	if (dup && !probe) {
+		bool known = p->tx.ent != NULL && p->tx.snd_nxt - ack_psn <= ep->win &&
+			     psn_le(p->tx.win_start, ack_psn);
+
+		if (!known || ent_of(ep, p, ack_psn)->tx_count > 1)
+			ep->st.spurious_retx++;
+	}
 	if (p->tx.ent == NULL) {
 		/* Nothing outstanding: a late duplicate. */
 		ep->st.rx_stale++;
@@ -939,8 +1318,10 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 
 			p->tx.peer_win = w < ep->win ? w : ep->win;
 		}
-		if (h->cc_type == UET_CC_TYPE_NSCC)
+		if (h->cc_type == UET_CC_TYPE_NSCC) {
 			uet_nscc_state_unpack(h->cc_state, &ns);
+			p->tx.last_ooo = ns.ooo_count;
+		}
 	}
 
 	/* RTT from the PSN that triggered the ACK, only when unambiguous:
@@ -949,7 +1330,7 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 		struct tx_ent *e = ent_of(ep, p, ack_psn);
 		uint64_t svc = (uint64_t)ns.service_time * UET_SERVICE_TIME_UNIT_NS;
 
-		if (!(e->flags & TXF_ACKED) &&
+		if (!(e->flags & TXF_ACKED) && !dup &&
 		    ((e->tx_count == 1 && !retx_echo) || (e->tx_count == 2 && retx_echo)) &&
 		    now > e->sent_ns + svc) {
 			rtt = now - e->sent_ns - svc;
@@ -958,6 +1339,14 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 		}
 	}
 
+	/* The trigger's verdict first: ack_one below would take a held PSN
+	 * still waiting to be resent for reordering. */
+	if (!probe) {
+		ac.trigger = ack_psn;
+		ac.has_trigger = true;
+		judge_trigger(ep, p, ack_psn, retx_echo, dup, now);
+	}
+	ep->evt_stamp++;
 	acked_before = p->tx.acked_pkts;
 	for (psn = p->tx.snd_una; psn_lt(psn, cack); psn++)
 		ack_one(ep, p, psn, &ac, now);
@@ -977,15 +1366,13 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 	while (p->tx.snd_una != p->tx.snd_nxt &&
 	       (ent_of(ep, p, p->tx.snd_una)->flags & TXF_ACKED))
 		p->tx.snd_una++;
-	if (ac.rack_sent_ns > p->tx.rack_sent_ns)
-		p->tx.rack_sent_ns = ac.rack_sent_ns;
 
 	if (p->tx.acked_pkts != acked_before) {
 		p->tx.rto_fails = 0;
 		p->tx.rto_backoff = 0;
 	}
 	p->tx.last_ack_ns = now;
-	if (ep->cfg.probe_rtts != 0 && p->tx.snd_una != p->tx.snd_nxt)
+	if (probes_on(ep) && p->tx.snd_una != p->tx.snd_nxt)
 		p->tx.probe_deadline = now + probe_interval(ep, p);
 
 	{
@@ -1015,11 +1402,10 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 		if (p->tx.acked_at_probe == p->tx.acked_pkts &&
 		    (h->type != UET_PDS_ACK_CC || ns.rcvd_bytes == p->tx.rcvd_at_probe) &&
 		    prtt < 2 * base_rtt_est(ep, p) + ep->cfg.ack_delay_ns) {
-			n = mark_lost_before(ep, p, p->tx.probe_sent_ns, UET_LB_FB_LOSS,
-					     &lost_bytes, now);
+			n = mark_lost_before(ep, p, p->tx.probe_sent_ns, &lost_bytes, now);
 			if (n > 0) {
 				ep->st.probe_losses += n;
-				classify_loss(ep, p, now);
+				classify_loss(ep, p);
 				enter_recovery(ep, p, lost_bytes, now);
 				/* A retry like an RTO expiry: without this, a peer
 				 * that never accepts the data would be probed and
@@ -1034,25 +1420,15 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 		}
 	}
 
-	/* OOO-count loss inference (STrack §3.3.2), timed RACK-style: once
-	 * the receiver holds more than a window beyond a hole, a PSN is lost
-	 * if one sent a quarter base RTT after it has been delivered. */
-	thresh = tx_cwnd(ep, p) / full_pkt_bytes(ep);
-	if (thresh < ep->cfg.ooo_min_pkts)
-		thresh = ep->cfg.ooo_min_pkts;
-	if (ns.ooo_count > thresh && p->tx.rack_sent_ns > p->tx.rack_scanned_ns) {
-		uint64_t reo_wnd = base_rtt_est(ep, p) / 4;
-		uint32_t lost_bytes = 0, n = 0;
+	if (ac.delivered || p->tx.reo_deadline != 0) {
+		struct ack_report rep = {
+			.cack = cack,
+			.base = base,
+			.bits = h->sack_bitmap,
+			.sack = h->sack_bitmap != 0,
+		};
 
-		p->tx.rack_scanned_ns = p->tx.rack_sent_ns;
-		if (p->tx.rack_sent_ns > reo_wnd)
-			n = mark_lost_before(ep, p, p->tx.rack_sent_ns - reo_wnd,
-					     UET_LB_FB_LOSS, &lost_bytes, now);
-		if (n > 0) {
-			ep->st.loss_inferred += n;
-			classify_loss(ep, p, now);
-			enter_recovery(ep, p, lost_bytes, now);
-		}
+		rack_detect(ep, p, ac.delivered ? &rep : NULL, now);
 	}
 	if (h->type == UET_PDS_ACK_CC && h->cc_type == UET_CC_TYPE_NSCC)
 		p->tx.rcvd_units = ns.rcvd_bytes;
@@ -1067,6 +1443,7 @@ tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta 
 	bool trimmed = h->nack_code == UET_NACK_TRIMMED ||
 		       h->nack_code == UET_NACK_TRIMMED_LASTHOP;
 	uint32_t psn = h->psn;
+	uint64_t nack_rtt;
 	struct tx_ent *e;
 	struct pdc *p;
 
@@ -1120,6 +1497,10 @@ tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta 
 	 * immediate resends of packets that keep being trimmed can fill a link
 	 * with trimmed headers and starve every data packet. */
 	p->tx.trim_seen = 1;
+	/* A trim is congestion for certain: the open loss episode was not
+	 * all reordering. */
+	if (p->tx.n_held > 0)
+		p->tx.undo_real = 1;
 	if (e->nacks < UINT8_MAX)
 		e->nacks++;
 	if (e->nacks <= ep->cfg.max_nack_retx) {
@@ -1128,9 +1509,15 @@ tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta 
 	} else {
 		ep->st.nack_deferred++;
 	}
-	cc_loss(ep, p, h->nack_code == UET_NACK_TRIMMED_LASTHOP ? UET_CC_LOSS_TRIM_LASTHOP
-								  : UET_CC_LOSS_TRIM,
-		ent_bytes(e), now);
+	/* The trimmed copy's round trip, when the NACK says which copy it
+	 * answers: the reference samples base RTTs from NACKs too. */
+	nack_rtt = ((e->tx_count == 1 && !(h->flags & UET_NACK_F_RETX)) ||
+		    (e->tx_count == 2 && (h->flags & UET_NACK_F_RETX))) && now > e->sent_ns
+			   ? now - e->sent_ns
+			   : 0;
+	cc_loss_rtt(ep, p, h->nack_code == UET_NACK_TRIMMED_LASTHOP ? UET_CC_LOSS_TRIM_LASTHOP
+								      : UET_CC_LOSS_TRIM,
+		    ent_bytes(e), nack_rtt, now);
 	lb_feedback(ep, p,
 		    h->nack_code == UET_NACK_TRIMMED_LASTHOP ? UET_LB_FB_NACK_LASTHOP
 							     : UET_LB_FB_NACK,
@@ -1153,7 +1540,8 @@ static void
 on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 {
 	uint64_t rto = tx_rto(ep, p), earliest = UINT64_MAX, age = rto - rto / 4;
-	uint32_t psn, nlost = 0, lost_bytes = 0;
+	uint64_t oldest = UINT64_MAX;
+	uint32_t psn, nlost = 0, lost_bytes = 0, first = 0;
 
 	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
 		struct tx_ent *e = ent_of(ep, p, psn);
@@ -1161,10 +1549,12 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		if (e->flags & (TXF_ACKED | TXF_LOST))
 			continue;
 		if (e->sent_ns + age <= now) {
+			if (e->sent_ns < oldest) {
+				oldest = e->sent_ns;
+				first = psn;
+			}
 			lost_bytes += ent_bytes(e);
-			mark_lost(ep, p, psn);
-			lb_feedback(ep, p, UET_LB_FB_TIMEOUT, e->ev, false, e->tx_count > 1,
-				    0, now);
+			declare_lost(ep, p, psn, UET_LB_FB_TIMEOUT, now);
 			nlost++;
 		} else if (e->sent_ns < earliest) {
 			earliest = e->sent_ns;
@@ -1173,7 +1563,14 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 	if (nlost > 0) {
 		ep->st.rto_events++;
 		ep->st.rto_lost_pkts += nlost;
-		classify_loss(ep, p, now);
+		/* F-RTO's question, asked of the packet the timer fired for:
+		 * if its original copy turns out to have arrived, the timer
+		 * was too short, and what it did is undone. */
+		p->tx.rto_undo = 1;
+		p->tx.rto_psn = first;
+		p->tx.rto_first_sent_ns = oldest;
+		p->tx.rto_age_ns = now - oldest;
+		classify_loss(ep, p);
 		p->tx.rto_fails++;
 		p->tx.rto_backoff++;
 		cc_loss(ep, p, UET_CC_LOSS_TIMEOUT, lost_bytes, now);
@@ -1245,6 +1642,10 @@ tx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		if (p->role != ROLE_INIT || p->gen != gen)
 			return;
 	}
+	if (p->tx.reo_deadline != 0 && now >= p->tx.reo_deadline) {
+		rack_detect(ep, p, NULL, now);
+		ep_rdy_kick(ep, p);
+	}
 	if (p->tx.probe_deadline != 0 && now >= p->tx.probe_deadline)
 		on_probe_timer(ep, p, now);
 	if (p->tx.idle_deadline != 0 && now >= p->tx.idle_deadline)
@@ -1261,6 +1662,8 @@ tx_deadline(const struct uet_ep *ep, const struct pdc *p)
 		d = p->tx.rto_deadline;
 	if (p->tx.probe_deadline != 0 && p->tx.probe_deadline < d)
 		d = p->tx.probe_deadline;
+	if (p->tx.reo_deadline != 0 && p->tx.reo_deadline < d)
+		d = p->tx.reo_deadline;
 	if (p->tx.idle_deadline != 0 && p->tx.idle_deadline < d)
 		d = p->tx.idle_deadline;
 	return d;

@@ -119,8 +119,13 @@ struct uet_meas_flow_rec {
 	uint64_t submit_ns, send_done_ns, recv_done_ns;
 	int send_status;
 	enum uet_meas_flow_status status;
-	uint64_t fct_ns;         /* UET_MEAS_NO_TIME unless status ok */
-	bool fct_by_recv;        /* recv_done - submit, else send_done - submit */
+	/* Flow completion times, UET_MEAS_NO_TIME unless the status is ok and
+	 * both ends of the interval are known here. fct_ns is the sender's,
+	 * send_done - submit: the message is acknowledged (the UEC reference
+	 * simulator's "finished at"); fct_recv_ns the receiver's,
+	 * recv_done - submit: its last byte arrived (src and dst local). */
+	uint64_t fct_ns;
+	uint64_t fct_recv_ns;
 	/* Streams (cfg.repeat): messages and bytes completed at each local
 	 * end; submit_ns is the first message's, send_done_ns / recv_done_ns
 	 * the last completion's; fct_ns stays UET_MEAS_NO_TIME. One-shot
@@ -152,10 +157,10 @@ void uet_meas_destroy(struct uet_meas *m);
 
 /* Flow life cycle. submit and send_done need a local src, recv_done a local
  * dst; each is recorded once (a repeat is bad input). status: 0 or the
- * UET_ERR_* of the transport's tx_done. FCT = recv_done - submit when both
- * are known here (src and dst local), else send_done - submit (the
- * sender's view, including the ACK's return); a receiver alone has no FCT.
- * Return 0 or UET_ERR_INVAL. */
+ * UET_ERR_* of the transport's tx_done. The FCT is send_done - submit (the
+ * sender's view, the ACK's return included); the receiver's FCT,
+ * recv_done - submit, is known where src and dst are local; a receiver
+ * alone has neither. Return 0 or UET_ERR_INVAL. */
 int uet_meas_submit(struct uet_meas *m, uint32_t flow, uint64_t now_ns);
 int uet_meas_send_done(struct uet_meas *m, uint32_t flow, uint64_t now_ns,
 		       int status);
@@ -216,6 +221,18 @@ int uet_meas_event(struct uet_meas *m, uint64_t now_ns, const char *kind,
 int uet_meas_set_ep_stats(struct uet_meas *m, uint64_t now_ns,
 			  const struct uet_ep_stats *sum);
 
+/* What the network did, where the run sees it (uet-sim: the fabric's
+ * ports); never set means unknown (uet-perf on a real fabric), and the
+ * reports say so rather than print zeros. */
+struct uet_meas_net {
+	uint64_t drops;       /* packets the network dropped, any cause */
+	uint64_t trims;       /* data packets cut to their headers */
+	uint64_t ecn_marks;
+};
+void uet_meas_set_net(struct uet_meas *m, const struct uet_meas_net *n);
+/* false: never set. */
+bool uet_meas_net(const struct uet_meas *m, struct uet_meas_net *out);
+
 /* X(field) for every field of struct uet_ep_stats, in declaration order
  * (measure.c checks at compile time that none is missing). */
 #define UET_EP_STATS_FIELDS(X) \
@@ -227,14 +244,17 @@ int uet_meas_set_ep_stats(struct uet_meas *m, uint64_t now_ns,
 	X(rx_unsupported) X(rx_unknown_pdc) X(rx_psn_window) X(rx_bad_ack) \
 	X(rx_stale) X(rx_no_resources) X(nack_retx) X(nack_deferred) \
 	X(loss_inferred) X(probe_losses) X(rto_events) X(rto_lost_pkts) \
+	X(spurious_retx) X(spurious_losses) X(spurious_rto) X(loss_undos) \
 	X(rtt_samples) X(msgs_submitted) X(msgs_acked) X(msgs_failed) \
 	X(msgs_delivered) X(msgs_aborted) X(pdcs_opened) X(pdcs_closed) \
 	X(pdcs_failed) X(timewait_evictions) X(path_failures) X(lb_freezes) \
 	X(lb_thaws) X(lb_repaths) X(ctrl_queue_drops) X(tx_window_waits)
 
-/* The received packets the endpoint dropped (the rx_* drop reasons). */
-#define UET_EP_STATS_DROP_FIELDS(X) \
-	X(rx_dup_pkts) X(rx_malformed) X(rx_unsupported) X(rx_unknown_pdc) \
+/* The received packets the endpoint discarded for a reason other than
+ * being a duplicate (rx_dup_pkts, counted apart: a duplicate is a
+ * spurious or network-made copy, not a problem of the packet). */
+#define UET_EP_STATS_DISCARD_FIELDS(X) \
+	X(rx_malformed) X(rx_unsupported) X(rx_unknown_pdc) \
 	X(rx_psn_window) X(rx_bad_ack) X(rx_stale) X(rx_no_resources)
 
 /* sum->x += one->x for every field of struct uet_ep_stats. */
@@ -269,8 +289,11 @@ const struct uet_meas_event *uet_meas_event_get(const struct uet_meas *m,
 const struct uet_ep_stats *uet_meas_ep_stats(const struct uet_meas *m);
 void uet_meas_verify_get(const struct uet_meas *m, uint64_t *checked_msgs,
 			 uint64_t *bad_msgs);
-/* FCT summary (allocates a temporary array). 0 or UET_ERR_NOMEM. */
+/* FCT summary (allocates a temporary array). 0 or UET_ERR_NOMEM.
+ * uet_meas_fct: the senders' view (fct_ns; streams: every message's);
+ * uet_meas_fct_recv: the receivers' (fct_recv_ns; none for streams). */
 int uet_meas_fct(const struct uet_meas *m, struct uet_meas_fct *out);
+int uet_meas_fct_recv(const struct uet_meas *m, struct uet_meas_fct *out);
 /* The run succeeded at this process's flows: none failed and, unless the
  * flows are streams (which end with the run), none is still pending. */
 bool uet_meas_flows_ok(const struct uet_meas *m);
@@ -367,7 +390,8 @@ int uet_report_stream_interval(struct uet_report_stream *s,
  * the bins in use): bin_start_us,rx_bytes,tx_bytes,rx_gbps,tx_gbps,event
  * (the kinds of the bin's events joined by ';'). Flows: a row per local
  * flow: id,src,dst,stream,step,size_bytes,submit_us,send_done_us,
- * recv_done_us,fct_us,status (times relative to start, empty if unknown).
+ * recv_done_us,fct_us,fct_recv_us,status (times relative to start, empty if
+ * unknown).
  * 0 or UET_ERR_INVAL (write error). */
 int uet_report_csv_timeline(FILE *f, const struct uet_meas *m, uint64_t end_ns);
 int uet_report_csv_flows(FILE *f, const struct uet_meas *m);

@@ -15,6 +15,8 @@
  *   --lb NAME, --cc NAME             pin the load balancer / congestion
  *                                    control (default: each seed draws one
  *                                    of the registered ones, and its config)
+ *   --loss-detect MODE               pin adaptive or nack-rto loss detection
+ *                                    with an adaptive reordering window
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,8 @@ struct draw {
 /* --lb / --cc; NULL = drawn per seed. */
 static const struct uet_lb_ops *pin_lb;
 static const struct uet_cc_ops *pin_cc;
+/* --loss-detect: every seed with that mode and an adaptive window. */
+static int pin_loss = -1;
 
 static uint32_t
 count_lbs(void)
@@ -124,6 +128,27 @@ draw_algorithms(uint64_t seed, struct draw *d)
 	c->assume_trimming = d->trim && uet_prng_below(&r, 2);
 }
 
+/*
+ * Loss detection from a third stream, for the same reason: a quarter of
+ * the seeds run the reference's NACK + fixed RTO, the rest the adaptive
+ * default, a third of those with a fixed reordering window. (probe_rtts,
+ * ooo_min_pkts and rto_ns come from the first stream.)
+ */
+static void
+draw_loss_detect(uint64_t seed, struct draw *d)
+{
+	struct uet_ep_config *c = &d->ep;
+	struct uet_prng r;
+
+	uet_prng_seed(&r, seed ^ 0x5e7a9c1d3b2f4e60ULL);
+	c->loss_detect = uet_prng_below(&r, 4) == 0 ? UET_LOSS_NACK_RTO : UET_LOSS_ADAPTIVE;
+	c->reorder_window_ns = uet_prng_below(&r, 3) == 0 ? 500 + uet_prng_below(&r, 50000) : 0;
+	if (pin_loss >= 0) {
+		c->loss_detect = (uint8_t)pin_loss;
+		c->reorder_window_ns = 0;
+	}
+}
+
 static void
 draw_settings(uint64_t seed, struct draw *d)
 {
@@ -185,6 +210,7 @@ draw_settings(uint64_t seed, struct draw *d)
 	d->cc.cwnd_bytes = (uint32_t)(1 + uet_prng_below(&r, 64)) * (UET_DATA_HDR_LEN + c->mss_bytes);
 	c->cc_cfg = &d->cc;
 	draw_algorithms(seed, d);
+	draw_loss_detect(seed, d);
 }
 
 static void
@@ -202,8 +228,10 @@ print_draw(uint64_t seed, const struct draw *d)
 	       (unsigned long long)d->fault_ns / 1000, d->fault.loss_ppm, d->fault.dup_ppm,
 	       d->fault.corrupt_ppm, (unsigned long long)d->fault.jitter_ns, d->blackholes,
 	       d->downs, d->slow);
-	printf("  lb %s, cc %s%s\n", c->lb->name, c->cc->name,
-	       c->assume_trimming ? ", assume trimming" : "");
+	printf("  lb %s, cc %s%s; loss detection %s, reordering window %llu ns\n", c->lb->name,
+	       c->cc->name, c->assume_trimming ? ", assume trimming" : "",
+	       c->loss_detect == UET_LOSS_NACK_RTO ? "nack-rto" : "adaptive",
+	       (unsigned long long)c->reorder_window_ns);
 	printf("  %u messages; window %u, mss %u, ack every %u B, probe %u RTTs, ooo %u, "
 	       "rto %llu ns, pdcs %u (tx win %u, rx win %u), msgs %u/%u, ctrl %u, "
 	       "idle close %llu ns, %u EVs%s, cwnd %u B\n",
@@ -434,11 +462,22 @@ main(int argc, char **argv)
 				fprintf(stderr, "--cc: unknown congestion control '%s'\n", argv[a]);
 				return 2;
 			}
+		} else if (strcmp(argv[a], "--loss-detect") == 0 && a + 1 < argc) {
+			a++;
+			if (strcmp(argv[a], "adaptive") == 0) {
+				pin_loss = UET_LOSS_ADAPTIVE;
+			} else if (strcmp(argv[a], "nack-rto") == 0) {
+				pin_loss = UET_LOSS_NACK_RTO;
+			} else {
+				fprintf(stderr, "--loss-detect: adaptive or nack-rto, not '%s'\n",
+					argv[a]);
+				return 2;
+			}
 		} else if (strcmp(argv[a], "-v") == 0) {
 			verbose = true;
 		} else {
 			fprintf(stderr, "usage: %s [--seeds N] [--first S] | --seed S [-v] | "
-				"--list S1,S2,... [--lb NAME] [--cc NAME]\n", argv[0]);
+				"--list S1,S2,... [--lb NAME] [--cc NAME] [--loss-detect MODE]\n", argv[0]);
 			return 2;
 		}
 	}

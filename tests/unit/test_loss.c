@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Loss detection step by step (lib/core/sender.c, doc/architecture.md
+ * "Loss detection"), each test scripting the wire through tests/unit/duo.h
+ * so that it fails if its mechanism is taken out:
+ * - the reordering window adapts: late packets taken for lost while the
+ *   window is small prove spurious, the window grows, and they stop;
+ * - per path: a slow path that keeps its own order costs nothing where the
+ *   fabric trims, however late it is;
+ * - spurious detection: a retransmission the receiver reports as a
+ *   duplicate is counted, its load-balancer feedback is never given, and
+ *   the congestion window comes back; a real loss is confirmed and fed back
+ *   with the EV of the copy that was lost;
+ * - a spurious RTO is undone (backoff, retry count, RTT estimate);
+ * - the reference's nack-rto mode infers nothing;
+ * - the receiver flags the ACK of a duplicate.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "duo.h"
+
+static const struct uet_ep_stats *
+st(const struct duo_side *s)
+{
+	return uet_ep_stats(s->ep);
+}
+
+static bool
+is_data(const struct duo_pkt *p)
+{
+	return p->meta.kind == UET_PKT_DATA || p->meta.kind == UET_PKT_RETX;
+}
+
+static uint32_t
+pkt_index(const struct duo_pkt *p)
+{
+	struct uet_hdr h;
+
+	if (uet_hdr_decode(p->buf, p->len, &h) <= 0)
+		return UINT32_MAX;
+	return h.ses.msg_offset / 4096;
+}
+
+/* --- a load balancer and a congestion controller that keep notes --- */
+
+static uint32_t fb_loss, fb_timeout, fb_failure, cc_starts, cc_undos;
+static uint16_t fb_loss_ev;
+
+static int
+note_lb_init(void *s, const struct uet_lb_params *p, struct uet_prng *r)
+{
+	return uet_lb_ops_spray.init(s, p, r);
+}
+
+static uint16_t
+note_lb_next(void *s, struct uet_lb_send_ctx *c)
+{
+	return uet_lb_ops_spray.next_ev(s, c);
+}
+
+static uint32_t
+note_lb_fb(void *s, const struct uet_lb_feedback *fb)
+{
+	(void)s;
+	fb_loss += fb->kind == UET_LB_FB_LOSS;
+	fb_timeout += fb->kind == UET_LB_FB_TIMEOUT;
+	fb_failure += fb->kind == UET_LB_FB_FAILURE;
+	if (fb->kind == UET_LB_FB_LOSS)
+		fb_loss_ev = fb->ev;
+	return 0;
+}
+
+static const struct uet_lb_ops note_lb = {
+	.name = "note",
+	.state_size = 64,
+	.init = note_lb_init,
+	.next_ev = note_lb_next,
+	.feedback = note_lb_fb,
+};
+
+static int
+note_cc_init(void *s, const struct uet_cc_params *p)
+{
+	return uet_cc_fixed.init(s, p);
+}
+
+static void
+note_cc_ack(void *s, const struct uet_cc_ack *a)
+{
+	uet_cc_fixed.on_ack(s, a);
+}
+
+static void
+note_cc_loss(void *s, const struct uet_cc_loss *l)
+{
+	(void)s;
+	cc_starts += l->episode_start;
+}
+
+static uint32_t
+note_cc_cwnd(const void *s)
+{
+	return uet_cc_fixed.cwnd(s);
+}
+
+static void
+note_cc_undo(void *s, uint64_t now)
+{
+	(void)s;
+	(void)now;
+	cc_undos++;
+}
+
+static const struct uet_cc_ops note_cc = {
+	.name = "note",
+	.state_size = 64,
+	.init = note_cc_init,
+	.on_ack = note_cc_ack,
+	.on_loss = note_cc_loss,
+	.cwnd = note_cc_cwnd,
+	.undo = note_cc_undo,
+};
+
+static void
+noted(struct uet_ep_config *c)
+{
+	duo_config(c);
+	c->lb = &note_lb;
+	c->cc = &note_cc;
+	fb_loss = fb_timeout = fb_failure = cc_starts = cc_undos = 0;
+	fb_loss_ev = 0;
+}
+
+/* --- filters --- */
+
+static uint32_t late_every, late_ns, late_seen;
+
+/* Every late_every-th data packet (by its place in the message) arrives
+ * late_ns late: reordering, nothing lost. */
+static bool
+late_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && p->meta.kind == UET_PKT_DATA && pkt_index(p) % late_every == 3) {
+		p->deliver_ns += late_ns;
+		late_seen++;
+	}
+	return true;
+}
+
+static uint32_t
+reordered_run(uint64_t window_ns, uint32_t *late)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	uint32_t spurious;
+
+	duo_config(&c);
+	c.reorder_window_ns = window_ns;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = late_filter;
+	late_every = 8;
+	late_ns = 1500;
+	late_seen = 0;
+	assert_int_equal(duo_send(&d, &d.a, 1, 400 * 4096, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 1, 400 * 4096));
+	/* Nothing was lost: every retransmission is a spurious one, and
+	 * each reached the receiver as a duplicate. */
+	spurious = (uint32_t)st(&d.a)->spurious_retx;
+	assert_int_equal(st(&d.a)->tx_retx_pkts, spurious);
+	assert_int_equal(st(&d.b)->rx_dup_pkts, spurious);
+	assert_int_equal(st(&d.a)->rto_events, 0);
+	*late = late_seen;
+	duo_fini(&d);
+	return spurious;
+}
+
+/* One packet in eight arrives 1.5 us late on a 2 us path: later than the
+ * starting window (a quarter of the minimum RTT), within the smoothed RTT.
+ * The first few are taken for lost and prove spurious; the window grows
+ * and the rest pass. A window fixed at the start's size keeps misfiring. */
+static void
+test_reordering_window_adapts(void **state)
+{
+	uint32_t late, adaptive, fixed;
+
+	(void)state;
+	adaptive = reordered_run(0, &late);
+	assert_int_equal(late, 50);
+	fixed = reordered_run(300, &late);
+	print_message("# 50 late packets: %u spurious retransmissions with the adaptive "
+		      "window, %u with a fixed 300 ns one\n", adaptive, fixed);
+	assert_true(adaptive >= 1);  /* it did have to learn */
+	assert_true(adaptive <= 10);
+	assert_true(fixed >= 40);
+	assert_true(fixed >= 4 * adaptive);
+}
+
+static uint32_t slow_ev_mod;
+
+/* The packets on one EV in four take a path 8 us slower (per EV, so each
+ * path keeps its order). */
+static bool
+slow_path_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && is_data(p) && p->meta.ev % slow_ev_mod == 0)
+		p->deliver_ns += 8000;
+	return true;
+}
+
+static uint64_t
+slow_path_run(bool trims)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	uint64_t retx;
+
+	duo_config(&c);
+	c.assume_trimming = trims;
+	c.rto_min_ns = 100000; /* the path is slow, not dead */
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = slow_path_filter;
+	slow_ev_mod = 4;
+	assert_int_equal(duo_send(&d, &d.a, 2, 200 * 4096, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 2, 200 * 4096));
+	retx = st(&d.a)->tx_retx_pkts;
+	assert_int_equal(retx, st(&d.a)->spurious_retx);
+	duo_fini(&d);
+	return retx;
+}
+
+/* Where the fabric trims, only a later packet on the packet's own EV can
+ * show it lost: a slow path 8 us late (4x the RTT, past any window capped
+ * at the smoothed RTT) costs no retransmission. Across paths the same
+ * reordering is taken for loss again and again. */
+static void
+test_per_path_rack_on_trimming_fabric(void **state)
+{
+	uint64_t per_path, cross;
+
+	(void)state;
+	per_path = slow_path_run(true);
+	cross = slow_path_run(false);
+	print_message("# a path 8 us slower: %" PRIu64 " retransmissions per path, %" PRIu64
+		      " across paths\n", per_path, cross);
+	assert_int_equal(per_path, 0);
+	assert_true(cross > 10);
+}
+
+static uint32_t one_index, one_seen;
+static uint16_t one_ev;
+static bool one_drop;
+
+/* The data packet one_index, first copy only: dropped, or 1.5 us late. */
+static bool
+one_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (!a_to_b || p->meta.kind != UET_PKT_DATA || pkt_index(p) != one_index || one_seen++)
+		return true;
+	one_ev = p->meta.ev;
+	if (one_drop)
+		return false;
+	p->deliver_ns += 1500;
+	return true;
+}
+
+static void
+one_packet_run(struct duo *d, bool drop)
+{
+	struct uet_ep_config c;
+
+	noted(&c);
+	c.reorder_window_ns = 300; /* small, so the late packet is taken for lost */
+	c.probe_rtts = 0;
+	assert_int_equal(duo_init(d, &c), 0);
+	d->filter = one_filter;
+	one_index = 10;
+	one_seen = 0;
+	one_drop = drop;
+	assert_int_equal(duo_send(d, &d->a, 3, 40 * 4096, 0), 0);
+	assert_true(duo_run(d, 100000000));
+	assert_true(duo_msg_exact(&d->b, 3, 40 * 4096));
+	assert_int_equal(st(&d->a)->loss_inferred, 1);
+	assert_int_equal(st(&d->a)->tx_retx_pkts, 1);
+}
+
+/* Late, not lost: the receiver answers the retransmission as a duplicate;
+ * the sender counts it spurious, never tells the load balancer of a loss
+ * (nor of a failed path), and the congestion controller takes its cut
+ * back. */
+static void
+test_spurious_retx_proven_and_undone(void **state)
+{
+	struct duo d;
+
+	(void)state;
+	one_packet_run(&d, false);
+	assert_int_equal(st(&d.a)->spurious_retx, 1);
+	assert_int_equal(st(&d.b)->rx_dup_pkts, 1);
+	assert_int_equal(fb_loss, 0);
+	assert_int_equal(fb_failure, 0);
+	assert_int_equal(cc_starts, 1);
+	assert_int_equal(cc_undos, 1);
+	assert_int_equal(st(&d.a)->loss_undos, 1);
+	duo_fini(&d);
+}
+
+/* Lost for real: the retransmission arrives first, not as a duplicate;
+ * the loss is confirmed and fed back about the EV of the copy that was
+ * lost, the window cut stays. */
+static void
+test_real_loss_confirmed(void **state)
+{
+	struct duo d;
+
+	(void)state;
+	one_packet_run(&d, true);
+	assert_int_equal(st(&d.a)->spurious_retx, 0);
+	assert_int_equal(st(&d.b)->rx_dup_pkts, 0);
+	assert_int_equal(fb_loss, 1);
+	assert_int_equal(fb_loss_ev, one_ev);
+	assert_int_equal(cc_starts, 1);
+	assert_int_equal(cc_undos, 0);
+	assert_int_equal(st(&d.a)->loss_undos, 0);
+	duo_fini(&d);
+}
+
+/* ACKs sent in the first 5 us arrive 20 us late: the RTO (16 us) fires
+ * though everything arrived. The original's ACK then proves it spurious:
+ * no timeout or failure reaches the load balancer, the window comes back,
+ * and the late round trip raises the RTT estimate. */
+static bool
+late_acks_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	if (!a_to_b && d->now < 5000)
+		p->deliver_ns += 20000;
+	return true;
+}
+
+static void
+test_spurious_rto_undone(void **state)
+{
+	struct uet_ep_config c;
+	struct uet_pdc_info pi;
+	uint32_t cur = 0, checked = 0;
+	struct duo d;
+
+	(void)state;
+	noted(&c);
+	c.probe_rtts = 0;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = late_acks_filter;
+	assert_int_equal(duo_send(&d, &d.a, 4, 4 * 4096, 0), 0);
+	/* A second message keeps the PDC (and its RTT estimate) alive. */
+	assert_int_equal(duo_send(&d, &d.a, 5, 4096, 1), 0);
+	/* Just after the late ACKs (written at 1 us, 20 us late, 1 us of
+	 * wire): the late round trip is in the estimate. */
+	(void)duo_run(&d, 22500);
+	assert_int_equal(st(&d.a)->spurious_rto, 2);
+	while (uet_ep_pdc_iter(d.a.ep, &cur, &pi)) {
+		if (!pi.initiator)
+			continue;
+		assert_true(pi.srtt_ns >= 15000);
+		checked++;
+	}
+	assert_int_equal(checked, 2);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 4, 4 * 4096));
+	/* Both PDCs time out, both timeouts are undone. */
+	assert_int_equal(st(&d.a)->rto_events, 2);
+	assert_int_equal(st(&d.a)->spurious_rto, 2);
+	assert_int_equal(fb_timeout, 0);
+	assert_int_equal(fb_failure, 0);
+	assert_int_equal(cc_undos, 2);
+	assert_int_equal(d.a.tx_done_ok, 2);
+	duo_fini(&d);
+}
+
+static bool
+drop_one_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	return !(a_to_b && p->meta.kind == UET_PKT_DATA && pkt_index(p) == 5 && one_seen++ == 0);
+}
+
+/* The reference's mode: a mid-flight loss waits for the fixed timer; no
+ * reordering inference, no probe. */
+static void
+test_nack_rto_mode(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.loss_detect = UET_LOSS_NACK_RTO;
+	c.rto_ns = 50000;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = drop_one_filter;
+	one_seen = 0;
+	assert_int_equal(duo_send(&d, &d.a, 6, 20 * 4096, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 6, 20 * 4096));
+	assert_int_equal(st(&d.a)->loss_inferred, 0);
+	assert_int_equal(st(&d.a)->probe_losses, 0);
+	assert_int_equal(st(&d.a)->tx_probe_pkts, 0);
+	assert_int_equal(st(&d.a)->rto_events, 1);
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 1);
+	/* The fixed timer: about 50 us, not the 16 us adaptive floor. */
+	assert_true(d.now >= 50000);
+	duo_fini(&d);
+}
+
+static uint32_t dup_flag_acks, acks_seen;
+
+static bool
+dup_and_watch_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	struct uet_hdr h;
+
+	if (a_to_b && is_data(p) && pkt_index(p) == 2 && d->qn + 1 < DUO_QCAP) {
+		/* the network duplicates one packet */
+		d->q[d->qn + 1] = *p;
+		d->q[d->qn + 1].deliver_ns += 50;
+		d->qn++;
+	}
+	if (!a_to_b && p->meta.kind == UET_PKT_ACK && uet_hdr_decode(p->buf, p->len, &h) > 0) {
+		acks_seen++;
+		dup_flag_acks += !!(h.flags & UET_ACK_F_DUP);
+	}
+	return true;
+}
+
+/* The receiver answers a duplicate at once, with the DUP flag; no other
+ * ACK carries it. A copy the network made is not a retransmission: nothing
+ * spurious on the sender's side. */
+static void
+test_dup_flag(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = dup_and_watch_filter;
+	dup_flag_acks = acks_seen = 0;
+	assert_int_equal(duo_send(&d, &d.a, 7, 40 * 4096, 0), 0);
+	assert_true(duo_run(&d, 1000000));
+	assert_true(duo_msg_exact(&d.b, 7, 40 * 4096));
+	assert_int_equal(st(&d.b)->rx_dup_pkts, 1);
+	assert_int_equal(dup_flag_acks, 1);
+	assert_true(acks_seen > 1);
+	assert_int_equal(st(&d.a)->spurious_retx, 0);
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 0);
+	duo_fini(&d);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reordering_window_adapts),
+		cmocka_unit_test(test_per_path_rack_on_trimming_fabric),
+		cmocka_unit_test(test_spurious_retx_proven_and_undone),
+		cmocka_unit_test(test_real_loss_confirmed),
+		cmocka_unit_test(test_spurious_rto_undone),
+		cmocka_unit_test(test_nack_rto_mode),
+		cmocka_unit_test(test_dup_flag),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
