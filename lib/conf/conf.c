@@ -42,6 +42,8 @@ const char *const uet_perf_patterns[] = {
 	NULL,
 };
 
+const char *const uet_perf_loss_detect[] = { "adaptive", "nack-rto", NULL };
+
 enum opt_type {
 	T_BOOL,     /* INI and --name=V: true/false/yes/no/on/off/1/0 */
 	T_COUNT,    /* -v -v ...; --name=N */
@@ -66,7 +68,7 @@ enum opt_type {
 #define F_SYM 0x1  /* every host must agree: in uet_perf_opts_hash */
 #define F_POW2 0x2 /* power of two */
 
-enum { NAMES_NONE = 0, NAMES_PATTERN, NAMES_LB, NAMES_CC };
+enum { NAMES_NONE = 0, NAMES_PATTERN, NAMES_LB, NAMES_CC, NAMES_LOSS };
 
 struct opt {
 	const char *lname;   /* --lname */
@@ -224,7 +226,11 @@ static const struct opt opt_table[] = {
 	  .help = "fixed retransmission timeout; 0 = adaptive (srtt + 4 rttvar)" },
 	{ .lname = "rto-min-ns", .sec = "transport", .key = "rto_min_ns",
 	  UINT(rto_min_ns, 0, 0, NS_MAX), .flags = F_SYM, .meta = "NS",
-	  .defdoc = "0 (4 x base RTT)", .help = "lower bound of the adaptive RTO" },
+	  .defdoc = "0 (4 x base RTT)",
+	  .simdefdoc = "0 (base RTT + the fabric's full queues on the longest path + "
+		       "--ack-delay-ns)",
+	  .help = "lower bound of the adaptive RTO (the RTO of --loss-detect nack-rto "
+		  "without --rto-ns)" },
 	{ .lname = "rto-max-ns", .sec = "transport", .key = "rto_max_ns",
 	  UINT(rto_max_ns, 0, 0, 60000000000ULL), .flags = F_SYM, .meta = "NS",
 	  .defdoc = "0 (10 ms)", .help = "cap of the RTO's exponential backoff" },
@@ -234,6 +240,25 @@ static const struct opt opt_table[] = {
 	  .help = "recovery episodes in a row without progress before a PDC gives up "
 		  "and fails its messages (with the RTO cap, how long a flow survives a "
 		  "dead path)" },
+	{ .lname = "loss-detect", .sec = "transport", .key = "loss_detect", .type = T_NAME,
+	  .names = NAMES_LOSS, FLD(loss_detect), .sdef = "adaptive", .flags = F_SYM,
+	  .meta = "MODE",
+	  .help = "how losses no NACK reports are found: adaptive (RACK with a reordering "
+		  "window that adapts to spurious retransmissions, probes, an RTO undone "
+		  "when spurious) or nack-rto (the UEC reference simulator's: NACKs and a "
+		  "fixed RTO, --rto-ns or --rto-min-ns)" },
+	{ .lname = "reorder-window-ns", .sec = "transport", .key = "reorder_window_ns",
+	  UINT(reorder_window_ns, 0, 0, 1000000000), .flags = F_SYM, .meta = "NS",
+	  .defdoc = "0 (adaptive: min RTT / 4, up to the smoothed RTT)",
+	  .help = "adaptive loss detection: fixed reordering window" },
+	{ .lname = "ooo-min-pkts", .sec = "transport", .key = "ooo_min_pkts",
+	  UINT(ooo_min_pkts, 3, 1, 65535), .flags = F_SYM, .meta = "N",
+	  .help = "adaptive loss detection: infer losses from reordering only while the "
+		  "receiver holds at least N PSNs beyond a hole" },
+	{ .lname = "probe-rtts", .sec = "transport", .key = "probe_rtts",
+	  UINT(probe_rtts, 3, 0, 1000), .flags = F_SYM, .meta = "N",
+	  .help = "adaptive loss detection: probe a PDC after N smoothed RTTs without an "
+		  "ACK; 0 = no probes" },
 	{ .lname = "base-rtt-ns", .sec = "transport", .key = "base_rtt_ns",
 	  UINT(base_rtt_ns, 10000, 0, 1000000000), .flags = F_SYM, .meta = "NS",
 	  .has_simdef = true, .simdef = 0, .simdefdoc = "0 (the fabric's, computed)",
@@ -288,7 +313,8 @@ static const struct opt opt_table[] = {
 	/* Congestion-control knobs */
 	{ .lname = "nscc-target-ns", .sec = "cc", .key = "nscc_target_ns",
 	  UINT(nscc_target_ns, 0, 0, 1000000000), .flags = F_SYM, .meta = "NS",
-	  .defdoc = "0 (base RTT)", .help = "nscc: target queueing delay" },
+	  .defdoc = "0 (base RTT; 0.75 x base RTT with --trim)",
+	  .help = "nscc: target queueing delay" },
 	{ .lname = "nscc-min-rtt-cap", .sec = "cc", .key = "nscc_min_rtt_cap", .type = T_BOOL,
 	  FLD(nscc_min_rtt_cap), .flags = F_SYM, .has_simdef = true, .simdef = 1,
 	  .help = "nscc: lower the window cap to 1.5 x link rate x the smallest RTT "
@@ -780,37 +806,8 @@ uet_perf_set_count(const struct uet_perf_set *s)
 int
 uet_perf_parse_time_ns(const char *s, uint64_t *ns, char *err, size_t errlen)
 {
-	const uint64_t max_s = 1000000;
-	uint64_t sec = 0, frac = 0, scale = 1000000000ULL;
-	const char *p = s;
-
-	if (!isdigit((unsigned char)*p))
-		return fail(err, errlen, "time '%s' is not a number of seconds (e.g. 2.5)",
-			    SHOWN(s));
-	for (; isdigit((unsigned char)*p); p++) {
-		sec = sec * 10 + (uint64_t)(*p - '0');
-		if (sec > max_s)
-			return fail(err, errlen, "time '%s' is above %llu s", SHOWN(s),
-				    (unsigned long long)max_s);
-	}
-	if (*p == '.') {
-		p++;
-		if (!isdigit((unsigned char)*p))
-			return fail(err, errlen, "time '%s' is not a number of seconds "
-				    "(e.g. 2.5)", SHOWN(s));
-		for (; isdigit((unsigned char)*p); p++) {
-			if (scale == 1)
-				return fail(err, errlen, "time '%s' has more than 9 decimals",
-					    SHOWN(s));
-			scale /= 10;
-			frac += scale * (uint64_t)(*p - '0');
-		}
-	}
-	if (*p != '\0')
-		return fail(err, errlen, "time '%s' is not a number of seconds (e.g. 2.5)",
-			    SHOWN(s));
-	*ns = sec * 1000000000ULL + frac;
-	return 0;
+	/* One time syntax for every tool (lib/sim/failure.h). */
+	return sim_parse_time_ns(s, ns, err, errlen) == 0 ? 0 : UET_CONF_EBAD;
 }
 
 /* Split "T:REST" and parse T. */
@@ -855,225 +852,10 @@ uet_perf_parse_fail_ev(const char *s, struct uet_perf_fail_ev *out, char *err,
 /* ------------------------------------------------------------------ */
 /* uet-sim failure specs (conf.h)                                      */
 
-/* "250ns", "100us", "2.5ms", "1s"; a bare number is microseconds (htsim). */
-static int
-parse_sim_time(const char *s, uint64_t *ns, char *err, size_t n)
-{
-	static const struct {
-		const char *suffix;
-		double ns;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-	char num[40];
-	size_t len = strlen(s), i, k;
-	double v, mult = 1e3;
-
-	for (k = len; k > 0 && isalpha((unsigned char)s[k - 1]); k--)
-		;
-	if (k < len) {
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strcmp(s + k, units[i].suffix) == 0)
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
-			return fail(err, n, "'%s' has an unknown unit (ns, us, ms, s)", SHOWN(s));
-		mult = units[i].ns;
-	}
-	if (k == 0 || k >= sizeof(num))
-		return fail(err, n, "'%s' is not a time", SHOWN(s));
-	memcpy(num, s, k);
-	num[k] = '\0';
-	if (parse_double(num, &v, err, n) < 0)
-		return UET_CONF_EBAD;
-	if (v < 0 || v * mult > 1e15)
-		return fail(err, n, "time '%s' is out of range 0..1e6 s", SHOWN(s));
-	*ns = (uint64_t)(v * mult + 0.5);
-	return 0;
-}
-
-/* "tor12" -> kind and index; with .upM for links. */
-static int
-parse_sim_node(const char *s, bool link, struct uet_sim_failure *f, char *err, size_t n)
-{
-	static const struct {
-		const char *name;
-		uint8_t kind;
-	} names[] = { { "host", UET_NODE_HOST }, { "tor", UET_NODE_TOR },
-		      { "spine", UET_NODE_T1 }, { "agg", UET_NODE_T1 },
-		      { "core", UET_NODE_T2 } };
-	const char *what = link ? "link (hostN, torN.upM, aggN.upM)"
-				: "switch (torN, spineN, aggN, coreN)";
-	size_t i, l;
-	char *end;
-	unsigned long v;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		l = strlen(names[i].name);
-		if (strncmp(s, names[i].name, l) == 0 && isdigit((unsigned char)s[l]))
-			break;
-	}
-	if (i == sizeof(names) / sizeof(names[0]))
-		return fail(err, n, "'%s' is not a %s", SHOWN(s), what);
-	errno = 0;
-	v = strtoul(s + l, &end, 10);
-	if (errno != 0 || v > UINT32_MAX - 1)
-		return fail(err, n, "'%s': index out of range", SHOWN(s));
-	f->node_kind = names[i].kind;
-	f->node = (uint32_t)v;
-	f->uplink = UINT32_MAX;
-	if (!link) {
-		if (*end != '\0' || f->node_kind == UET_NODE_HOST)
-			return fail(err, n, "'%s' is not a %s", SHOWN(s), what);
-		return 0;
-	}
-	if (f->node_kind == UET_NODE_HOST)
-		return *end == '\0' ? 0 : fail(err, n, "'%s' is not a %s", SHOWN(s), what);
-	if (strncmp(end, ".up", 3) != 0 || !isdigit((unsigned char)end[3]))
-		return fail(err, n, "'%s': a switch's link is SWITCH.upM (its uplink M)", SHOWN(s));
-	errno = 0;
-	v = strtoul(end + 3, &end, 10);
-	if (errno != 0 || *end != '\0' || v > 65535)
-		return fail(err, n, "'%s': bad uplink index", SHOWN(s));
-	if (f->node_kind == UET_NODE_T2)
-		return fail(err, n, "'%s': cores have no uplinks", SHOWN(s));
-	f->uplink = (uint32_t)v;
-	return 0;
-}
-
-static int
-parse_sim_class(const char *s, bool switches_ok, uint8_t *cls, char *err, size_t n)
-{
-	static const struct {
-		const char *name;
-		uint8_t cls;
-	} names[] = { { "host", UET_CLASS_HOST }, { "tor-up", UET_CLASS_TOR_UP },
-		      { "agg-up", UET_CLASS_T1_UP }, { "spine-up", UET_CLASS_T1_UP },
-		      { "tor", UET_CLASS_TOR }, { "spine", UET_CLASS_T1 },
-		      { "agg", UET_CLASS_T1 }, { "core", UET_CLASS_T2 } };
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(s, names[i].name) == 0) {
-			if (!switches_ok && names[i].cls >= UET_CLASS_TOR)
-				return fail(err, n, "'%s': only links here (host, tor-up, agg-up)",
-					    SHOWN(s));
-			*cls = names[i].cls;
-			return 0;
-		}
-	return fail(err, n, "'%s' is not a class (host, tor-up, agg-up%s)", SHOWN(s),
-		    switches_ok ? ", tor, spine, agg, core" : "");
-}
-
-static int
-parse_pct(const char *s, double *pct, char *err, size_t n)
-{
-	char num[40];
-	size_t l = strlen(s);
-
-	if (l == 0 || s[l - 1] != '%' || l >= sizeof(num))
-		return fail(err, n, "'%s' is not a percentage (e.g. 3%%)", SHOWN(s));
-	memcpy(num, s, l - 1);
-	num[l - 1] = '\0';
-	if (parse_double(num, pct, err, n) < 0)
-		return UET_CONF_EBAD;
-	if (*pct <= 0 || *pct > 100)
-		return fail(err, n, "'%s' is outside (0, 100]%%", SHOWN(s));
-	return 0;
-}
-
 int
-uet_conf_parse_failure(const char *spec, struct uet_sim_failure *out, char *err,
-		       size_t errlen)
+uet_conf_parse_failure(const char *spec, struct sim_failure *out, char *err, size_t errlen)
 {
-	static const char *const kinds[] = { "link-down", "link-up", "link-rate",
-					     "switch-down", "switch-up", "random-down",
-					     "degrade", "ber" };
-	/* Fixed fields after the kind and T, and which options it takes. */
-	static const uint8_t nfixed[] = { 1, 1, 2, 1, 1, 2, 3, 3 };
-	static const bool has_for[] = { true, false, true, true, false, true, true, true };
-	static const bool has_conv[] = { true, false, false, true, false, true, false, false };
-	struct uet_sim_failure f;
-	char buf[160], *tok[8], *save = NULL, *t;
-	uint32_t nt = 0, k;
-
-	memset(&f, 0, sizeof(f));
-	f.converge_ns = UET_SIM_CONVERGE_DEFAULT;
-	if (strlen(spec) >= sizeof(buf) || strlen(spec) >= sizeof(f.text))
-		return fail(err, errlen, "spec too long");
-	snprintf(f.text, sizeof(f.text), "%s", spec);
-	snprintf(buf, sizeof(buf), "%s", spec);
-	for (t = strtok_r(buf, ":", &save); t != NULL && nt < 8; t = strtok_r(NULL, ":", &save))
-		tok[nt++] = strip(t);
-	if (nt < 2)
-		return fail(err, errlen, "'%s' is not KIND:T:... (kinds: link-down, link-up, "
-			    "link-rate, switch-down, switch-up, random-down, degrade, ber)",
-			    SHOWN(spec));
-	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && strcmp(kinds[k], tok[0]) != 0; k++)
-		;
-	if (k == sizeof(kinds) / sizeof(kinds[0]))
-		return fail(err, errlen, "unknown kind '%s' (link-down, link-up, link-rate, "
-			    "switch-down, switch-up, random-down, degrade, ber)", SHOWN(tok[0]));
-	f.kind = (uint8_t)k;
-	if (parse_sim_time(tok[1], &f.at_ns, err, errlen) < 0)
-		return UET_CONF_EBAD;
-	if (nt < 2u + nfixed[k])
-		return fail(err, errlen, "%s needs %u field%s after the time", kinds[k], nfixed[k],
-			    nfixed[k] > 1 ? "s" : "");
-	switch (k) {
-	case UET_FAIL_LINK_DOWN:
-	case UET_FAIL_LINK_UP:
-	case UET_FAIL_LINK_RATE:
-		if (parse_sim_node(tok[2], true, &f, err, errlen) < 0)
-			return UET_CONF_EBAD;
-		if (k == UET_FAIL_LINK_RATE &&
-		    (parse_double(tok[3], &f.value, err, errlen) < 0 || f.value <= 0))
-			return fail(err, errlen, "'%s' is not a rate in Gbit/s", SHOWN(tok[3]));
-		break;
-	case UET_FAIL_SWITCH_DOWN:
-	case UET_FAIL_SWITCH_UP:
-		if (parse_sim_node(tok[2], false, &f, err, errlen) < 0)
-			return UET_CONF_EBAD;
-		break;
-	default:
-		if (parse_pct(tok[2], &f.pct, err, errlen) < 0 ||
-		    parse_sim_class(tok[3], k == UET_FAIL_RANDOM_DOWN, &f.cls, err, errlen) < 0)
-			return UET_CONF_EBAD;
-		if (k == UET_FAIL_DEGRADE &&
-		    (parse_double(tok[4], &f.value, err, errlen) < 0 || f.value <= 0 ||
-		     f.value > 1))
-			return fail(err, errlen, "'%s' is not a rate factor in (0, 1]",
-				    SHOWN(tok[4]));
-		if (k == UET_FAIL_BER &&
-		    (parse_double(tok[4], &f.value, err, errlen) < 0 || f.value <= 0 ||
-		     f.value >= 1))
-			return fail(err, errlen, "'%s' is not a bit error ratio in (0, 1)",
-				    SHOWN(tok[4]));
-		break;
-	}
-	for (k = 2u + nfixed[f.kind]; k < nt; k++) {
-		char *eq = strchr(tok[k], '=');
-
-		if (eq == NULL)
-			return fail(err, errlen, "'%s' is not key=value (for=, converge=)",
-				    SHOWN(tok[k]));
-		*eq = '\0';
-		if (strcmp(tok[k], "for") == 0 && has_for[f.kind]) {
-			if (parse_sim_time(eq + 1, &f.for_ns, err, errlen) < 0)
-				return UET_CONF_EBAD;
-			if (f.for_ns == 0)
-				return fail(err, errlen, "for=0: leave it out for a lasting failure");
-		} else if (strcmp(tok[k], "converge") == 0 && has_conv[f.kind]) {
-			if (strcmp(eq + 1, "never") == 0)
-				f.converge_ns = UET_SIM_CONVERGE_NEVER;
-			else if (parse_sim_time(eq + 1, &f.converge_ns, err, errlen) < 0)
-				return UET_CONF_EBAD;
-			else if (f.converge_ns == 0)
-				return fail(err, errlen, "converge=0: use converge=never for no "
-					    "convergence (a converge time must be > 0)");
-		} else {
-			return fail(err, errlen, "%s takes no '%s='", kinds[f.kind], SHOWN(tok[k]));
-		}
-	}
-	*out = f;
-	return 0;
+	return sim_failure_parse(spec, out, err, errlen) == 0 ? 0 : UET_CONF_EBAD;
 }
 
 int
@@ -1256,6 +1038,8 @@ name_at(int names, int i)
 		return uet_perf_patterns[i];
 	if (names == NAMES_LB)
 		return uet_lb_all()[i] != NULL ? uet_lb_all()[i]->name : NULL;
+	if (names == NAMES_LOSS)
+		return uet_perf_loss_detect[i];
 	return uet_cc_all()[i] != NULL ? uet_cc_all()[i]->name : NULL;
 }
 
@@ -1274,7 +1058,7 @@ static int
 check_name(int names, const char *v, char *err, size_t n)
 {
 	static const char *const what[] = { "", "pattern", "load balancer",
-					    "congestion controller" };
+					    "congestion controller", "loss detection" };
 	char list[256];
 	const char *s;
 	int i;
@@ -2344,7 +2128,7 @@ fmt_value(const struct uet_perf_opts *o, int i, uint32_t k, bool exact, char *bu
 		break;
 	}
 	case T_FAILURE:
-		snprintf(buf, n, "%s", ((const struct uet_sim_failure *)(const void *)f + k)->text);
+		snprintf(buf, n, "%s", ((const struct sim_failure *)(const void *)f + k)->text);
 		break;
 	default:
 		snprintf(buf, n, "%s", f);
@@ -2700,6 +2484,12 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 		c->rto_max_ns = o->rto_max_ns;
 	if (o->max_rto_retx != 0)
 		c->max_rto_retx = o->max_rto_retx;
+	for (int i = 0; uet_perf_loss_detect[i] != NULL; i++)
+		if (strcmp(o->loss_detect, uet_perf_loss_detect[i]) == 0)
+			c->loss_detect = (uint8_t)i;
+	c->reorder_window_ns = o->reorder_window_ns;
+	c->ooo_min_pkts = o->ooo_min_pkts;
+	c->probe_rtts = o->probe_rtts;
 	c->base_rtt_ns = o->base_rtt_ns;
 	c->link_bps = (uint64_t)(o->link_gbps * 1e9 + 0.5);
 	c->window_psns = o->window_psns;
@@ -2713,6 +2503,9 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	a->plb.rounds = o->plb_rounds;
 	a->nscc.target_qdelay_ns = o->nscc_target_ns;
 	a->nscc.fixed_max_cwnd = !o->nscc_min_rtt_cap;
+	/* A trimming fabric (uet-sim --trim) gets NSCC's lower delay target,
+	 * 0.75 x base RTT, as in the reference (uet-htsim.md §5.1). */
+	a->nscc.trimming = o->trim;
 	a->dctcp.g_shift = o->dctcp_g_shift;
 
 	c->lb_cfg = c->lb == &uet_lb_ops_spray ? (const void *)&a->ops

@@ -38,6 +38,7 @@
 #include <stdio.h>
 
 #include "uet/uet.h"
+#include "sim/failure.h"
 
 /* The program whose options parse (uet_conf_set_app): uet-perf, the
  * default, or uet-sim. Each sees its own options (a row of the table may
@@ -125,68 +126,9 @@ struct uet_perf_fail_ev {
 	struct uet_perf_set evs;
 };
 
-/*
- * uet-sim --failure SPEC: what fails in the simulated fabric, when.
- *   link-down:T:LINK[:for=DUR][:converge=DUR]   a cable down (both ways)
- *   link-up:T:LINK
- *   link-rate:T:LINK:GBPS                        degraded to GBPS
- *   switch-down:T:SWITCH[:for=DUR][:converge=DUR], switch-up:T:SWITCH
- *   random-down:T:PCT%:CLASS[:for=DUR][:converge=DUR]  PCT% of a class
- *   degrade:T:PCT%:CLASS:FACTOR[:for=DUR]        rate x FACTOR (0 < F <= 1)
- *   ber:T:PCT%:CLASS:BER[:for=DUR]               bit errors at ratio BER
- * T and DUR: a number with ns, us, ms or s (a bare number is us, as in
- * htsim). LINK: hostN (host N's cable), torN.upM (ToR N's uplink M),
- * spineN.upM / aggN.upM (tier-1 switch N's uplink M, 3 tiers). SWITCH:
- * torN, spineN or aggN (tier 1), coreN (tier 2). CLASS: host, tor-up,
- * agg-up (cables), tor, agg, spine, core (switches, random-down only).
- * converge: when the failed cable leaves the ECMP groups ("never": a
- * blackhole for good); default --converge-us.
- */
-enum uet_sim_fail_kind {
-	UET_FAIL_LINK_DOWN = 0,
-	UET_FAIL_LINK_UP,
-	UET_FAIL_LINK_RATE,
-	UET_FAIL_SWITCH_DOWN,
-	UET_FAIL_SWITCH_UP,
-	UET_FAIL_RANDOM_DOWN,
-	UET_FAIL_DEGRADE,
-	UET_FAIL_BER,
-};
-
-enum uet_sim_node_kind {
-	UET_NODE_HOST = 0,
-	UET_NODE_TOR,
-	UET_NODE_T1,   /* spine (2 tiers) or aggregation switch (3 tiers) */
-	UET_NODE_T2,   /* core */
-};
-
-enum uet_sim_class {
-	UET_CLASS_HOST = 0, /* host cables */
-	UET_CLASS_TOR_UP,   /* ToR - tier 1 cables */
-	UET_CLASS_T1_UP,    /* tier 1 - core cables */
-	UET_CLASS_TOR,      /* switches */
-	UET_CLASS_T1,
-	UET_CLASS_T2,
-};
-
-#define UET_SIM_CONVERGE_DEFAULT UINT64_MAX /* the --converge-us value */
-#define UET_SIM_CONVERGE_NEVER 0
-
-struct uet_sim_failure {
-	uint8_t kind;           /* enum uet_sim_fail_kind */
-	uint64_t at_ns;
-	uint64_t for_ns;        /* back up (or restored) after this; 0: stays */
-	uint64_t converge_ns;   /* UET_SIM_CONVERGE_DEFAULT or _NEVER or a delay */
-	uint8_t node_kind;      /* link or switch: enum uet_sim_node_kind */
-	uint32_t node;          /* its index within its kind */
-	uint32_t uplink;        /* a switch's uplink M; UINT32_MAX: a host cable */
-	uint8_t cls;            /* random selections: enum uet_sim_class */
-	double pct;             /* random selections: % of the class */
-	double value;           /* link-rate Gbit/s, degrade factor, ber ratio */
-	char text[96];          /* the spec as given (for reports) */
-};
-
-int uet_conf_parse_failure(const char *s, struct uet_sim_failure *out, char *err,
+/* uet-sim --failure SPEC: lib/sim/failure.h owns the vocabulary. This
+ * parses one for the options (err without the option's name). */
+int uet_conf_parse_failure(const char *s, struct sim_failure *out, char *err,
 			   size_t errlen);
 
 /* --exec-at T:CMD: run CMD with /bin/sh at T seconds after the start. */
@@ -240,6 +182,10 @@ struct uet_perf_opts {
 	uint64_t rto_min_ns;
 	uint64_t rto_max_ns;                 /* 0: the endpoint's (10 ms) */
 	uint32_t max_rto_retx;               /* 0: the endpoint's (12) */
+	char loss_detect[UET_PERF_NAME_MAX]; /* uet_perf_loss_detect[] */
+	uint64_t reorder_window_ns;          /* 0: adaptive */
+	uint32_t ooo_min_pkts;
+	uint32_t probe_rtts;                 /* 0: no probes */
 	uint64_t base_rtt_ns;
 	double link_gbps;
 	uint32_t window_psns;
@@ -285,7 +231,7 @@ struct uet_perf_opts {
 
 	/* uet-sim: failures [failures] */
 	uint32_t n_failures;
-	struct uet_sim_failure failures[UET_SIM_MAX_FAILURES];
+	struct sim_failure failures[UET_SIM_MAX_FAILURES];
 	double converge_us;
 
 	/* Command line only */
@@ -296,6 +242,10 @@ struct uet_perf_opts {
 	uint32_t src_line[UET_PERF_OPTS_MAX];
 	char src_file[UET_PERF_PATH_MAX];    /* the INI file read last */
 };
+
+/* Loss-detection names accepted by --loss-detect, NULL-terminated, in
+ * enum uet_loss_detect order. */
+extern const char *const uet_perf_loss_detect[];
 
 /* Pattern names accepted by --pattern, NULL-terminated. */
 extern const char *const uet_perf_patterns[];
@@ -417,7 +367,8 @@ int uet_perf_parse_set(const char *s, uint32_t min, uint32_t max,
 		       struct uet_perf_set *out, char *err, size_t errlen);
 bool uet_perf_set_has(const struct uet_perf_set *s, uint32_t v);
 uint64_t uet_perf_set_count(const struct uet_perf_set *s);
-/* Seconds with up to 9 decimals ("2.5"), at most 1e6 s, exactly in ns. */
+/* A time as every tool writes it (sim_parse_time_ns): "2.5" (seconds),
+ * "250ms", "10us", "500ns"; at most 1e6 s, exactly in ns. */
 int uet_perf_parse_time_ns(const char *s, uint64_t *ns, char *err, size_t errlen);
 /* "T:SET" with SET in 1..65535. */
 int uet_perf_parse_fail_ev(const char *s, struct uet_perf_fail_ev *out, char *err,

@@ -151,8 +151,52 @@ link_fault_ev(struct sim *s, void *a, uint64_t b)
 
 	(void)s;
 	(void)b;
+	if (r->shape) {
+		sim_port_set_rate(r->p, r->sh.rate_bps);
+		sim_port_set_buffer(r->p, r->sh.buf_bytes);
+		sim_port_set_ecn(r->p, r->sh.kmin_bytes, r->sh.kmax_bytes);
+		return;
+	}
 	sim_port_set_fault(r->p, &r->f);
 	sim_port_set_fault(r->p->peer, &r->f);
+}
+
+/* Scheduling is set-up work, not the data path: one small record per
+ * call, freed with the simulator. */
+static struct sim_fault_rec *
+rec_new(struct sim *s, struct sim_port *p)
+{
+	struct sim_fault_rec *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		abort();
+	r->p = p;
+	r->next = s->fault_recs;
+	s->fault_recs = r;
+	return r;
+}
+
+void
+sim_port_shape_get(const struct sim_port *p, struct sim_port_shape *out)
+{
+	out->rate_bps = p->rate_bps;
+	out->buf_bytes = p->buf_bytes;
+	out->kmin_bytes = p->kmin;
+	out->kmax_bytes = p->kmax;
+}
+
+void
+sim_port_shape_at(struct sim *s, struct sim_port *p, uint64_t t_ps,
+		  const struct sim_port_shape *sh)
+{
+	struct sim_fault_rec *r;
+
+	if (p == NULL || sh->rate_bps == 0)
+		return;
+	r = rec_new(s, p);
+	r->shape = true;
+	r->sh = *sh;
+	sim_at(s, t_ps, link_fault_ev, r, 0);
 }
 
 void
@@ -197,15 +241,8 @@ sim_link_fault_at(struct sim *s, struct sim_port *p, uint64_t t_ps, const struct
 
 	if (p == NULL || p->peer == NULL)
 		return;
-	/* Scheduling is set-up work, not the data path: one small record per
-	 * call, freed with the simulator. */
-	r = malloc(sizeof(*r));
-	if (r == NULL)
-		abort();
-	r->p = p;
+	r = rec_new(s, p);
 	r->f = *f;
-	r->next = s->fault_recs;
-	s->fault_recs = r;
 	sim_at(s, t_ps, link_fault_ev, r, 0);
 }
 

@@ -164,6 +164,10 @@ int sim_fattree_shape(const struct sim_fattree_cfg *c, struct sim_fattree_shape 
 uint64_t sim_fattree_rtt_ps(const struct sim_fattree_cfg *c);
 /* host_link rate x sim_fattree_rtt_ps, in bytes. */
 uint64_t sim_fattree_bdp_bytes(const struct sim_fattree_cfg *c);
+/* The longest a packet that is neither dropped nor trimmed can wait in
+ * queues on its way between the two farthest hosts: a full data queue at
+ * every switch egress of the path (2 x tiers - 1 of them). */
+uint64_t sim_fattree_queue_ps(const struct sim_fattree_cfg *c);
 /* buf_bytes = buf, ECN Kmin/Kmax = 20% / 80% of it. */
 void sim_link_cfg_queue(struct sim_link_cfg *l, uint64_t buf_bytes);
 /* Frame bytes a data packet of mss_bytes needs (sim_config.mtu_bytes must
@@ -346,6 +350,15 @@ void sim_switch_down_at(struct sim *s, uint32_t sw, uint64_t t_ps, uint64_t conv
 void sim_switch_up_at(struct sim *s, uint32_t sw, uint64_t t_ps, uint64_t converge_ns);
 void sim_link_rate_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t rate_bps);
 void sim_link_fault_at(struct sim *s, struct sim_port *p, uint64_t t_ps, const struct sim_fault *f);
+/* One direction of a link (the egress port p) from t: its rate, data
+ * buffer and ECN thresholds (a degraded link of the UEC reference scales
+ * all three; what is queued beyond a smaller buffer stays). */
+struct sim_port_shape {
+	uint64_t rate_bps, buf_bytes, kmin_bytes, kmax_bytes;
+};
+void sim_port_shape_get(const struct sim_port *p, struct sim_port_shape *out);
+void sim_port_shape_at(struct sim *s, struct sim_port *p, uint64_t t_ps,
+		       const struct sim_port_shape *sh);
 /* Physical state, and whether routing uses the link. */
 bool sim_link_is_up(const struct sim_port *p);
 bool sim_link_is_routed(const struct sim_port *p);

@@ -118,6 +118,8 @@ struct sim_fault_rec {
 	struct sim_fault_rec *next;
 	struct sim_port *p;
 	struct sim_fault f;
+	bool shape;               /* a sim_port_shape_at instead */
+	struct sim_port_shape sh;
 };
 
 struct sim {

@@ -153,6 +153,18 @@ sim_fattree_bdp_bytes(const struct sim_fattree_cfg *c)
 			  8000000000000ULL);
 }
 
+uint64_t
+sim_fattree_queue_ps(const struct sim_fattree_cfg *c)
+{
+	uint64_t hops = 2ULL * (c->tiers == 3 ? 3 : 2);
+	const struct sim_link_cfg *h = &c->host_link, *f = &c->fabric_link;
+
+	if (h->rate_bps == 0 || f->rate_bps == 0)
+		return 0;
+	/* The ToR's downlink to the host, and hops - 2 fabric egresses. */
+	return ser_ps(h->buf_bytes, h->rate_bps) + (hops - 2) * ser_ps(f->buf_bytes, f->rate_bps);
+}
+
 void
 sim_link_cfg_queue(struct sim_link_cfg *l, uint64_t buf_bytes)
 {

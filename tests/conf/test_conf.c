@@ -564,15 +564,15 @@ test_cli_errors(void **state)
 		  "1:49152,x", NULL);
 	cli_fails("option '--fail-ev-at': '49152' is not T:SET", "--fail-ev-at", "49152",
 		  NULL);
-	cli_fails("option '--fail-ev-at': time '1.x' is not a number of seconds",
+	cli_fails("option '--fail-ev-at': '1.x' is not a time (a number with ns, us, ms or s; bare: seconds)",
 		  "--fail-ev-at", "1.x:49152", NULL);
-	cli_fails("option '--fail-ev-at': time '-1' is not a number", "--fail-ev-at=-1:49152",
+	cli_fails("option '--fail-ev-at': '-1' is not a time", "--fail-ev-at=-1:49152",
 		  NULL);
 	cli_fails("option '--fail-ev-at': '2:' has no SET after the ':'", "--fail-ev-at",
 		  "2:", NULL);
 	cli_fails("option '--fail-ev-at': EVs 49152-49152 of entry 1 are outside the EV set "
 		  "50000..50255", "--ev-base", "50000", "--fail-ev-at", "1:49152", NULL);
-	cli_fails("option '--exec-at': time '1.0000000001' has more than 9 decimals",
+	cli_fails("option '--exec-at': time '1.0000000001' is finer than a nanosecond",
 		  "--exec-at", "1.0000000001:ls", NULL);
 	cli_fails("option '--exec-at': '3:  ' has an empty command", "--exec-at", "3:  ",
 		  NULL);
@@ -712,7 +712,7 @@ test_ini_errors(void **state)
 	ini_fails("[schedule]\nfail_ev_at.1 = 49152\n",
 		  "2: key 'schedule.fail_ev_at.1': '49152' is not T:SET");
 	ini_fails("[schedule]\nfail_ev_at.1 = x:1\n",
-		  "2: key 'schedule.fail_ev_at.1': time 'x' is not a number of seconds");
+		  "2: key 'schedule.fail_ev_at.1': 'x' is not a time");
 	ini_fails("[schedule]\nfail_ev_at. = 1:49152\n",
 		  "2: key 'schedule.fail_ev_at.': unknown key");
 	ini_fails("[mode]\nendpoint.1 = ip=10.0.0.1\nendpoint.2 = port=1\n",
@@ -819,6 +819,9 @@ test_parsers(void **state)
 	assert_int_equal(uet_perf_parse_time_ns("1.", &ns, err, sizeof(err)), UET_CONF_EBAD);
 	assert_int_equal(uet_perf_parse_time_ns(".5", &ns, err, sizeof(err)), UET_CONF_EBAD);
 	assert_int_equal(uet_perf_parse_time_ns("1e3", &ns, err, sizeof(err)), UET_CONF_EBAD);
+	/* the one time syntax: units too */
+	assert_int_equal(uet_perf_parse_time_ns("250ms", &ns, err, sizeof(err)), 0);
+	assert_int_equal(ns, 250000000);
 
 	assert_int_equal(uet_perf_parse_fail_ev("1.5 : 49152-49183, 49200", &f, err,
 						sizeof(err)), 0);
@@ -1473,7 +1476,7 @@ static void
 test_sim_app(void **state)
 {
 	struct uet_perf_opts *o;
-	const struct uet_sim_failure *f;
+	const struct sim_failure *f;
 	FILE *u;
 	char *usage;
 
@@ -1500,18 +1503,18 @@ test_sim_app(void **state)
 	assert_int_equal(o->buffer_bytes, 1 << 20);
 	assert_int_equal(o->n_failures, 2);
 	f = &o->failures[0];
-	assert_int_equal(f->kind, UET_FAIL_LINK_DOWN);
+	assert_int_equal(f->kind, SIM_FAIL_LINK_DOWN);
 	assert_int_equal(f->at_ns, 100000);
 	assert_int_equal(f->for_ns, 100000);
-	assert_int_equal(f->node_kind, UET_NODE_TOR);
+	assert_int_equal(f->node_kind, SIM_NODE_TOR);
 	assert_int_equal(f->node, 0);
 	assert_int_equal(f->uplink, 1);
-	assert_int_equal(f->converge_ns, UET_SIM_CONVERGE_DEFAULT);
+	assert_int_equal(f->converge_ns, SIM_CONVERGE_DEFAULT);
 	f = &o->failures[1];
-	assert_int_equal(f->kind, UET_FAIL_RANDOM_DOWN);
+	assert_int_equal(f->kind, SIM_FAIL_RANDOM_DOWN);
 	assert_int_equal(f->at_ns, 2000000);
 	assert_true(f->pct == 3.0);
-	assert_int_equal(f->cls, UET_CLASS_TOR_UP);
+	assert_int_equal(f->cls, SIM_CLASS_TOR_UP);
 	assert_int_equal(f->converge_ns, 50000);
 	assert_true(o->converge_us == 20);
 	cli_fails("option '--server': unknown option", "--server", NULL);
@@ -1542,76 +1545,18 @@ test_sim_app(void **state)
 	ini_fails("[topology]\nnodes = 4\n", "2: key 'topology.nodes': unknown section");
 }
 
-/* Failure specs: every kind, units, targets, options, and what is wrong
- * named. */
+/* The failure vocabulary is lib/sim's (tests/sim/test_failure.c); the
+ * options name the option or the file:line around its messages. */
 static void
-test_failure_specs(void **state)
+test_failure_option_errors(void **state)
 {
-	struct uet_sim_failure f;
-	static const struct {
-		const char *spec, *err;
-	} bad[] = {
-		{ "link-down", "'link-down' is not KIND:T:..." },
-		{ "link-down:1", "link-down needs 1 field after the time" },
-		{ "link-down:1:tor", "'tor' is not a link" },
-		{ "link-down:1:tor3", "'tor3': a switch's link is SWITCH.upM" },
-		{ "link-down:1:core3.up1", "'core3.up1': cores have no uplinks" },
-		{ "link-down:1:host2.up1", "'host2.up1' is not a link" },
-		{ "link-down:1h:host2", "'1h' has an unknown unit" },
-		{ "link-down:-1:host2", "time '-1' is out of range" },
-		{ "link-down:1:host2:for=0", "for=0: leave it out" },
-		{ "link-down:1:host2:converge=0", "converge=0: use converge=never" },
-		{ "link-down:1:host2:speed=3", "link-down takes no 'speed='" },
-		{ "link-up:1:host2:for=3us", "link-up takes no 'for='" },
-		{ "link-rate:1:tor0.up0:fast", "'fast' is not a rate in Gbit/s" },
-		{ "switch-down:1:host3", "'host3' is not a switch" },
-		{ "random-down:0:3:tor-up", "'3' is not a percentage" },
-		{ "random-down:0:300%:tor-up", "'300%' is outside (0, 100]%" },
-		{ "random-down:0:3%:uplinks", "'uplinks' is not a class" },
-		{ "degrade:0:3%:tor:0.5", "'tor': only links here" },
-		{ "degrade:0:3%:tor-up:2", "'2' is not a rate factor in (0, 1]" },
-		{ "ber:0:3%:tor-up:1.5", "'1.5' is not a bit error ratio" },
-	};
-	size_t i;
-
 	(void)state;
-	assert_int_equal(uet_conf_parse_failure("link-down:2.5ms:agg3.up1:converge=never", &f,
-						err, sizeof(err)), 0);
-	assert_int_equal(f.at_ns, 2500000);
-	assert_int_equal(f.node_kind, UET_NODE_T1);
-	assert_int_equal(f.node, 3);
-	assert_int_equal(f.uplink, 1);
-	assert_int_equal(f.converge_ns, UET_SIM_CONVERGE_NEVER);
-	assert_string_equal(f.text, "link-down:2.5ms:agg3.up1:converge=never");
-	assert_int_equal(uet_conf_parse_failure("link-up:350:host7", &f, err, sizeof(err)), 0);
-	assert_int_equal(f.kind, UET_FAIL_LINK_UP);
-	assert_int_equal(f.at_ns, 350000); /* bare numbers are us, as in htsim */
-	assert_int_equal(f.node_kind, UET_NODE_HOST);
-	assert_int_equal(f.uplink, UINT32_MAX);
-	assert_int_equal(uet_conf_parse_failure("link-rate:0:spine1.up0:200", &f, err,
-						sizeof(err)), 0);
-	assert_true(f.value == 200);
-	assert_int_equal(uet_conf_parse_failure("switch-down:1s:core5:for=10us", &f, err,
-						sizeof(err)), 0);
-	assert_int_equal(f.node_kind, UET_NODE_T2);
-	assert_int_equal(f.at_ns, 1000000000);
-	assert_int_equal(f.for_ns, 10000);
-	assert_int_equal(uet_conf_parse_failure("degrade:0:3%:tor-up:0.5", &f, err, sizeof(err)),
-			 0);
-	assert_true(f.value == 0.5 && f.pct == 3);
-	assert_int_equal(uet_conf_parse_failure("ber:0:1%:agg-up:1e-6", &f, err, sizeof(err)), 0);
-	assert_int_equal(f.cls, UET_CLASS_T1_UP);
-	assert_true(f.value == 1e-6);
-	assert_int_equal(uet_conf_parse_failure("random-down:0:5%:spine:for=200ns", &f, err,
-						sizeof(err)), 0);
-	assert_int_equal(f.cls, UET_CLASS_T1);
-	assert_int_equal(f.for_ns, 200);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int rc = uet_conf_parse_failure(bad[i].spec, &f, err, sizeof(err));
-
-		if (rc != UET_CONF_EBAD || strstr(err, bad[i].err) == NULL)
-			fail_msg("%s: rc %d, '%s', wanted '%s'", bad[i].spec, rc, err, bad[i].err);
-	}
+	uet_conf_set_app(UET_CONF_APP_SIM);
+	cli_fails("option '--failure': time '1h' has an unknown unit", "--failure",
+		  "link-down:1h:host2", NULL);
+	ini_fails("[failures]\nfailure.1 = degrade:0:3%:tor:0.5\n",
+		  "2: key 'failures.failure.1': 'tor': only links here");
+	uet_conf_set_app(UET_CONF_APP_PERF);
 }
 
 int
@@ -1635,7 +1580,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_repeated_calls),
 		cmocka_unit_test(test_usage_and_doc),
 		cmocka_unit_test_teardown(test_sim_app, back_to_perf),
-		cmocka_unit_test(test_failure_specs),
+		cmocka_unit_test_teardown(test_failure_option_errors, back_to_perf),
 		cmocka_unit_test(test_fuzz_ini),
 		cmocka_unit_test(test_fuzz_cli),
 	};

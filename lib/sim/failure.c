@@ -1,0 +1,711 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The failure vocabulary (failure.h): parsing --failure specs and htsim
+ * connection-matrix failure lines, and applying them to a fabric with the
+ * scheduling calls of fail.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/failure.h"
+#include "sim/sim.h"
+
+#define TIME_MAX_NS 1000000999999999ULL /* just under 1e6 + 1 s */
+
+static int
+fail(char *err, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && n > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* A string quoted in a message, cut short. */
+static const char *
+shown(const char *s, char *buf, size_t n)
+{
+	size_t l = strlen(s);
+
+	if (l < n)
+		return s;
+	snprintf(buf, n, "%.*s...", (int)(n - 4), s);
+	return buf;
+}
+
+#define SHOWN(s) shown((s), (char[48]){ 0 }, 48)
+
+static char *
+strip(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int
+parse_double(const char *s, double *v, char *err, size_t n)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(*v))
+		return fail(err, n, "'%s' is not a number", SHOWN(s));
+	return 0;
+}
+
+int
+sim_parse_time_ns(const char *s, uint64_t *ns, char *err, size_t errlen)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+	unsigned __int128 mant = 0, v;
+	uint64_t unit = 1000000000, div = 1;
+	const char *p = s;
+	size_t i, digits = 0;
+
+	for (; isdigit((unsigned char)*p); p++, digits++)
+		if ((mant = mant * 10 + (unsigned)(*p - '0')) > TIME_MAX_NS)
+			return fail(err, errlen, "time '%s' is above 1e6 s", SHOWN(s));
+	if (*p == '.') {
+		if (digits == 0 || !isdigit((unsigned char)p[1]))
+			return fail(err, errlen, "'%s' is not a time (a number with ns, us, ms "
+				    "or s; bare: seconds)", SHOWN(s));
+		for (p++; isdigit((unsigned char)*p); p++, digits++) {
+			if (div >= 1000000000000000000ULL)
+				return fail(err, errlen, "time '%s' has too many decimals",
+					    SHOWN(s));
+			mant = mant * 10 + (unsigned)(*p - '0');
+			div *= 10;
+		}
+	}
+	if (digits == 0)
+		return fail(err, errlen, "'%s' is not a time (a number with ns, us, ms or s; "
+			    "bare: seconds)", SHOWN(s));
+	if (*p != '\0') {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (strcmp(p, units[i].suffix) == 0)
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return fail(err, errlen, "time '%s' has an unknown unit (ns, us, ms, s)",
+				    SHOWN(s));
+		unit = units[i].ns;
+	}
+	v = mant * unit;
+	if (v % div != 0)
+		return fail(err, errlen, "time '%s' is finer than a nanosecond", SHOWN(s));
+	v /= div;
+	if (v > TIME_MAX_NS)
+		return fail(err, errlen, "time '%s' is above 1e6 s", SHOWN(s));
+	*ns = (uint64_t)v;
+	return 0;
+}
+
+/* "tor12" -> kind and index; with .upM for links. */
+static int
+parse_node(const char *s, bool link, struct sim_failure *f, char *err, size_t n)
+{
+	static const struct {
+		const char *name;
+		uint8_t kind;
+	} names[] = { { "host", SIM_NODE_HOST }, { "tor", SIM_NODE_TOR },
+		      { "spine", SIM_NODE_T1 }, { "agg", SIM_NODE_T1 },
+		      { "core", SIM_NODE_T2 } };
+	const char *what = link ? "link (hostN, torN.upM, aggN.upM)"
+				: "switch (torN, spineN, aggN, coreN)";
+	size_t i, l = 0;
+	char *end;
+	unsigned long v;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		l = strlen(names[i].name);
+		if (strncmp(s, names[i].name, l) == 0 && isdigit((unsigned char)s[l]))
+			break;
+	}
+	if (i == sizeof(names) / sizeof(names[0]))
+		return fail(err, n, "'%s' is not a %s", SHOWN(s), what);
+	errno = 0;
+	v = strtoul(s + l, &end, 10);
+	if (errno != 0 || v > UINT32_MAX - 1)
+		return fail(err, n, "'%s': index out of range", SHOWN(s));
+	f->node_kind = names[i].kind;
+	f->node = (uint32_t)v;
+	f->uplink = UINT32_MAX;
+	if (!link) {
+		if (*end != '\0' || f->node_kind == SIM_NODE_HOST)
+			return fail(err, n, "'%s' is not a %s", SHOWN(s), what);
+		return 0;
+	}
+	if (f->node_kind == SIM_NODE_HOST)
+		return *end == '\0' ? 0 : fail(err, n, "'%s' is not a %s", SHOWN(s), what);
+	if (strncmp(end, ".up", 3) != 0 || !isdigit((unsigned char)end[3]))
+		return fail(err, n, "'%s': a switch's link is SWITCH.upM (its uplink M)", SHOWN(s));
+	errno = 0;
+	v = strtoul(end + 3, &end, 10);
+	if (errno != 0 || *end != '\0' || v > 65535)
+		return fail(err, n, "'%s': bad uplink index", SHOWN(s));
+	if (f->node_kind == SIM_NODE_T2)
+		return fail(err, n, "'%s': cores have no uplinks", SHOWN(s));
+	f->uplink = (uint32_t)v;
+	return 0;
+}
+
+static int
+parse_class(const char *s, bool switches_ok, uint8_t *cls, char *err, size_t n)
+{
+	static const struct {
+		const char *name;
+		uint8_t cls;
+	} names[] = { { "host", SIM_CLASS_HOST }, { "tor-up", SIM_CLASS_TOR_UP },
+		      { "agg-up", SIM_CLASS_T1_UP }, { "spine-up", SIM_CLASS_T1_UP },
+		      { "tor", SIM_CLASS_TOR }, { "spine", SIM_CLASS_T1 },
+		      { "agg", SIM_CLASS_T1 }, { "core", SIM_CLASS_T2 } };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i].name) == 0) {
+			if (!switches_ok && names[i].cls >= SIM_CLASS_TOR)
+				return fail(err, n, "'%s': only links here (host, tor-up, agg-up)",
+					    SHOWN(s));
+			*cls = names[i].cls;
+			return 0;
+		}
+	return fail(err, n, "'%s' is not a class (host, tor-up, agg-up%s)", SHOWN(s),
+		    switches_ok ? ", tor, spine, agg, core" : "");
+}
+
+static int
+parse_pct(const char *s, double *pct, char *err, size_t n)
+{
+	char num[40];
+	size_t l = strlen(s);
+
+	if (l == 0 || s[l - 1] != '%' || l >= sizeof(num))
+		return fail(err, n, "'%s' is not a percentage (e.g. 3%%)", SHOWN(s));
+	memcpy(num, s, l - 1);
+	num[l - 1] = '\0';
+	if (parse_double(num, pct, err, n) < 0)
+		return -1;
+	if (*pct <= 0 || *pct > 100)
+		return fail(err, n, "'%s' is outside (0, 100]%%", SHOWN(s));
+	return 0;
+}
+
+static const char *const kinds[SIM_FAIL_KINDS] = {
+	"link-down", "link-up", "link-rate", "switch-down", "switch-up",
+	"random-down", "degrade", "ber", "htsim-failed",
+};
+#define KIND_LIST "link-down, link-up, link-rate, switch-down, switch-up, random-down, " \
+		  "degrade, ber, htsim-failed"
+
+/* Fields after the kind and T: fixed ones, then optional positional ones,
+ * then key=value options. */
+static const uint8_t nfixed[SIM_FAIL_KINDS] = { 1, 1, 2, 1, 1, 2, 3, 3, 1 };
+#define OPT_FOR 0x1
+#define OPT_CONV 0x2
+#define OPT_SHAPE 0x4 /* dir=, buffer= */
+static const uint8_t opts[SIM_FAIL_KINDS] = {
+	OPT_FOR | OPT_CONV, 0, OPT_FOR | OPT_SHAPE, OPT_FOR | OPT_CONV, 0,
+	OPT_FOR | OPT_CONV, OPT_FOR | OPT_SHAPE, OPT_FOR, OPT_FOR,
+};
+
+static int
+parse_option(struct sim_failure *f, char *tok, char *err, size_t n)
+{
+	char *eq = strchr(tok, '=');
+	const char *v;
+
+	if (eq == NULL)
+		return fail(err, n, "'%s' is not key=value (for=, converge=, dir=, buffer=)",
+			    SHOWN(tok));
+	*eq = '\0';
+	v = eq + 1;
+	if (strcmp(tok, "for") == 0 && (opts[f->kind] & OPT_FOR)) {
+		if (sim_parse_time_ns(v, &f->for_ns, err, n) < 0)
+			return -1;
+		if (f->for_ns == 0)
+			return fail(err, n, "for=0: leave it out for a lasting failure");
+	} else if (strcmp(tok, "converge") == 0 && (opts[f->kind] & OPT_CONV)) {
+		if (strcmp(v, "never") == 0)
+			f->converge_ns = SIM_CONVERGE_NEVER;
+		else if (sim_parse_time_ns(v, &f->converge_ns, err, n) < 0)
+			return -1;
+		else if (f->converge_ns == 0)
+			return fail(err, n, "converge=0: use converge=never for no convergence "
+				    "(a converge time must be > 0)");
+	} else if (strcmp(tok, "dir") == 0 && (opts[f->kind] & OPT_SHAPE)) {
+		if (strcmp(v, "both") == 0)
+			f->dir = SIM_DIR_BOTH;
+		else if (strcmp(v, "up") == 0)
+			f->dir = SIM_DIR_UP;
+		else if (strcmp(v, "down") == 0)
+			f->dir = SIM_DIR_DOWN;
+		else
+			return fail(err, n, "dir='%s': up, down or both", SHOWN(v));
+	} else if (strcmp(tok, "buffer") == 0 && (opts[f->kind] & OPT_SHAPE)) {
+		if (strcmp(v, "scale") == 0)
+			f->keep_buffer = false;
+		else if (strcmp(v, "keep") == 0)
+			f->keep_buffer = true;
+		else
+			return fail(err, n, "buffer='%s': scale or keep", SHOWN(v));
+	} else {
+		return fail(err, n, "%s takes no '%s='", kinds[f->kind], SHOWN(tok));
+	}
+	return 0;
+}
+
+int
+sim_failure_parse(const char *spec, struct sim_failure *out, char *err, size_t errlen)
+{
+	struct sim_failure f;
+	char buf[160], *tok[10], *save = NULL, *t;
+	uint32_t nt = 0, k;
+
+	memset(&f, 0, sizeof(f));
+	f.converge_ns = SIM_CONVERGE_DEFAULT;
+	if (strlen(spec) >= sizeof(buf) || strlen(spec) >= sizeof(f.text))
+		return fail(err, errlen, "spec too long");
+	snprintf(f.text, sizeof(f.text), "%s", spec);
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (t = strtok_r(buf, ":", &save); t != NULL; t = strtok_r(NULL, ":", &save)) {
+		if (nt == sizeof(tok) / sizeof(tok[0]))
+			return fail(err, errlen, "'%s' has too many fields", SHOWN(spec));
+		tok[nt++] = strip(t);
+	}
+	if (nt < 2)
+		return fail(err, errlen, "'%s' is not KIND:T:... (kinds: " KIND_LIST ")",
+			    SHOWN(spec));
+	for (k = 0; k < SIM_FAIL_KINDS && strcmp(kinds[k], tok[0]) != 0; k++)
+		;
+	if (k == SIM_FAIL_KINDS)
+		return fail(err, errlen, "unknown kind '%s' (" KIND_LIST ")", SHOWN(tok[0]));
+	f.kind = (uint8_t)k;
+	if (sim_parse_time_ns(tok[1], &f.at_ns, err, errlen) < 0)
+		return -1;
+	if (nt < 2u + nfixed[k])
+		return fail(err, errlen, "%s needs %u field%s after the time", kinds[k], nfixed[k],
+			    nfixed[k] > 1 ? "s" : "");
+	switch (k) {
+	case SIM_FAIL_LINK_DOWN:
+	case SIM_FAIL_LINK_UP:
+	case SIM_FAIL_LINK_RATE:
+		if (parse_node(tok[2], true, &f, err, errlen) < 0)
+			return -1;
+		if (k == SIM_FAIL_LINK_RATE &&
+		    (parse_double(tok[3], &f.value, err, errlen) < 0 || f.value <= 0))
+			return fail(err, errlen, "'%s' is not a rate in Gbit/s", SHOWN(tok[3]));
+		break;
+	case SIM_FAIL_SWITCH_DOWN:
+	case SIM_FAIL_SWITCH_UP:
+		if (parse_node(tok[2], false, &f, err, errlen) < 0)
+			return -1;
+		break;
+	case SIM_FAIL_HTSIM_FAILED: {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(tok[2], &end, 10);
+		if (!isdigit((unsigned char)tok[2][0]) || *end != '\0' || errno != 0 || v == 0 ||
+		    v > 65535)
+			return fail(err, errlen, "'%s' is not a number of links (1..65535)",
+				    SHOWN(tok[2]));
+		f.count = (uint32_t)v;
+		f.value = 0.25;
+		/* An optional FACTOR before the options. */
+		if (nt > 3 && strchr(tok[3], '=') == NULL) {
+			if (parse_double(tok[3], &f.value, err, errlen) < 0 || f.value <= 0 ||
+			    f.value > 1)
+				return fail(err, errlen, "'%s' is not a rate factor in (0, 1]",
+					    SHOWN(tok[3]));
+			k = 4;
+			goto options;
+		}
+		break;
+	}
+	default:
+		if (parse_pct(tok[2], &f.pct, err, errlen) < 0 ||
+		    parse_class(tok[3], k == SIM_FAIL_RANDOM_DOWN, &f.cls, err, errlen) < 0)
+			return -1;
+		if (k == SIM_FAIL_DEGRADE &&
+		    (parse_double(tok[4], &f.value, err, errlen) < 0 || f.value <= 0 ||
+		     f.value > 1))
+			return fail(err, errlen, "'%s' is not a rate factor in (0, 1]",
+				    SHOWN(tok[4]));
+		if (k == SIM_FAIL_BER &&
+		    (parse_double(tok[4], &f.value, err, errlen) < 0 || f.value <= 0 ||
+		     f.value >= 1))
+			return fail(err, errlen, "'%s' is not a bit error ratio in (0, 1)",
+				    SHOWN(tok[4]));
+		break;
+	}
+	k = 2u + nfixed[f.kind];
+options:
+	for (; k < nt; k++)
+		if (parse_option(&f, tok[k], err, errlen) < 0)
+			return -1;
+	*out = f;
+	return 0;
+}
+
+int
+sim_failure_parse_cm(const char *line, struct sim_failure *out, char *err, size_t errlen)
+{
+	char buf[512], *tok[16], *save = NULL, *t, kind[16] = "";
+	struct sim_failure f;
+	uint32_t nt = 0, i;
+	long long id = -1, link = -1;
+	double start = 0, dur = 0;
+	char *end;
+
+	if (strlen(line) >= sizeof(buf))
+		goto bad;
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (t = strtok_r(buf, " \t\r\n", &save); t != NULL && nt < 16;
+	     t = strtok_r(NULL, " \t\r\n", &save))
+		tok[nt++] = t;
+	if (nt == 0 || strcmp(tok[0], "failure") != 0)
+		goto bad;
+	for (i = 1; i + 1 < nt; i += 2) {
+		const char *v = tok[i + 1];
+
+		errno = 0;
+		if (strcmp(tok[i], "switch_type") == 0) {
+			snprintf(kind, sizeof(kind), "%s", v);
+			continue;
+		}
+		if (strcmp(tok[i], "switch_id") == 0)
+			id = strtoll(v, &end, 10);
+		else if (strcmp(tok[i], "link_id") == 0)
+			link = strtoll(v, &end, 10);
+		else if (strcmp(tok[i], "start") == 0)
+			start = strtod(v, &end);
+		else if (strcmp(tok[i], "duration") == 0)
+			dur = strtod(v, &end);
+		else
+			goto bad;
+		if (*v == '\0' || *end != '\0' || errno != 0)
+			goto bad;
+	}
+	if (i != nt || id < 0 || id > UINT32_MAX - 1 || link < 0 || link > 65535 ||
+	    !(start >= 0) || !(dur >= 0) || start > 1e9 || dur > 1e9)
+		goto bad;
+	memset(&f, 0, sizeof(f));
+	f.kind = SIM_FAIL_LINK_DOWN;
+	f.at_ns = (uint64_t)(start * 1e3 + 0.5);
+	f.for_ns = (uint64_t)(dur * 1e3 + 0.5);
+	f.converge_ns = SIM_CONVERGE_DEFAULT;
+	f.node = (uint32_t)id;
+	f.uplink = (uint32_t)link;
+	snprintf(f.text, sizeof(f.text), "%s", line);
+	f.text[strcspn(f.text, "\r\n")] = '\0';
+	if (strcmp(kind, "TOR") == 0)
+		f.node_kind = SIM_NODE_TOR;
+	else if (strcmp(kind, "AGG") == 0)
+		f.node_kind = SIM_NODE_T1;
+	else if (strcmp(kind, "CORE") == 0)
+		f.node_kind = SIM_NODE_T2; /* a core's port link_id */
+	else
+		goto bad;
+	*out = f;
+	return 0;
+bad:
+	return fail(err, errlen, "expected 'failure switch_type TOR|AGG|CORE switch_id X link_id Y "
+		    "[start US] [duration US]'");
+}
+
+/* ------------------------------------------------------------------ */
+/* applying                                                            */
+
+static int
+bad(char *err, size_t n, const struct sim_failure *f, const char *what)
+{
+	return fail(err, n, "'%s': %s", f->text, what);
+}
+
+static uint64_t
+ps(uint64_t ns)
+{
+	return ns * 1000;
+}
+
+static void
+hit_port(struct sim_failure_hit *h, struct sim_port *p)
+{
+	if (h != NULL && h->nports < h->ports_cap)
+		h->ports[h->nports++] = p;
+}
+
+static struct sim_port *
+link_of(struct sim *s, const struct sim_failure *f, char *err, size_t n)
+{
+	char why[128];
+	uint32_t tier = f->node_kind == SIM_NODE_TOR ? 0 : 1, sw;
+
+	if (f->node_kind == SIM_NODE_T2) {
+		/* A .cm line's core port. */
+		if (sim_num_tiers(s) < 3 || f->node >= sim_tier_switches(s, 2)) {
+			bad(err, n, f, "no such core switch");
+			return NULL;
+		}
+		sw = sim_switch_id(s, 2, f->node);
+		if (f->uplink >= sim_switch_num_ports(s, sw)) {
+			bad(err, n, f, "the core has no such port");
+			return NULL;
+		}
+		return sim_switch_port(s, sw, f->uplink);
+	}
+	if (f->node_kind == SIM_NODE_HOST) {
+		if (f->node >= sim_num_hosts(s)) {
+			snprintf(why, sizeof(why), "host %u does not exist (%u hosts)", f->node,
+				 sim_num_hosts(s));
+			bad(err, n, f, why);
+			return NULL;
+		}
+		return sim_host_port(s, f->node);
+	}
+	if (f->node_kind == SIM_NODE_T1 && sim_num_tiers(s) < 3) {
+		bad(err, n, f, "tier-1 switches have no uplinks in 2 tiers (a ToR-spine cable is "
+		    "torN.upM)");
+		return NULL;
+	}
+	if (f->node >= sim_tier_switches(s, tier)) {
+		snprintf(why, sizeof(why), "switch %u of tier %u does not exist (%u there)",
+			 f->node, tier, sim_tier_switches(s, tier));
+		bad(err, n, f, why);
+		return NULL;
+	}
+	sw = sim_switch_id(s, tier, f->node);
+	if (f->uplink >= sim_switch_num_uplinks(s, sw)) {
+		snprintf(why, sizeof(why), "uplink %u does not exist (%u uplinks)", f->uplink,
+			 sim_switch_num_uplinks(s, sw));
+		bad(err, n, f, why);
+		return NULL;
+	}
+	return sim_switch_uplink(s, sw, f->uplink);
+}
+
+static int
+switch_of(struct sim *s, const struct sim_failure *f, uint32_t *sw, char *err, size_t n)
+{
+	uint32_t tier = f->node_kind == SIM_NODE_TOR ? 0 : f->node_kind == SIM_NODE_T1 ? 1 : 2;
+	char why[128];
+
+	if (tier >= sim_num_tiers(s) || f->node >= sim_tier_switches(s, tier)) {
+		snprintf(why, sizeof(why), "no such switch (tier %u has %u)", tier,
+			 tier < sim_num_tiers(s) ? sim_tier_switches(s, tier) : 0);
+		return bad(err, n, f, why);
+	}
+	*sw = sim_switch_id(s, tier, f->node);
+	return 0;
+}
+
+static void
+link_down(struct sim *s, struct sim_port *p, const struct sim_failure *f, uint64_t conv)
+{
+	sim_link_down_at(s, p, ps(f->at_ns), conv);
+	if (f->for_ns)
+		sim_link_up_at(s, p, ps(f->at_ns + f->for_ns), conv);
+}
+
+/* The egress port of one direction of p's cable: up is the one on the
+ * lower tier's side (a host's NIC, a switch's uplink). */
+static struct sim_port *
+dir_port(struct sim_port *p, enum sim_dir d)
+{
+	enum sim_port_role r = sim_port_role(p);
+	bool p_is_up = r == SIM_PORT_HOST_NIC || r == SIM_PORT_TOR_UP || r == SIM_PORT_T1_UP;
+
+	return (d == SIM_DIR_UP) == p_is_up ? p : sim_port_peer(p);
+}
+
+/* Degrade one direction to factor x its current rate, with its buffer and
+ * ECN thresholds (unless keep_buffer), and restore after for_ns. */
+static void
+degrade_port(struct sim *s, struct sim_port *p, double factor, bool keep_buffer,
+	     const struct sim_failure *f, struct sim_failure_hit *hit)
+{
+	struct sim_port_shape was, now;
+
+	sim_port_shape_get(p, &was);
+	now = was;
+	now.rate_bps = (uint64_t)((double)was.rate_bps * factor + 0.5);
+	if (now.rate_bps == 0)
+		now.rate_bps = 1;
+	if (!keep_buffer) {
+		now.buf_bytes = (uint64_t)((double)was.buf_bytes * factor + 0.5);
+		now.kmin_bytes = (uint64_t)((double)was.kmin_bytes * factor + 0.5);
+		now.kmax_bytes = (uint64_t)((double)was.kmax_bytes * factor + 0.5);
+	}
+	sim_port_shape_at(s, p, ps(f->at_ns), &now);
+	if (f->for_ns)
+		sim_port_shape_at(s, p, ps(f->at_ns + f->for_ns), &was);
+	hit_port(hit, p);
+}
+
+static void
+degrade_link(struct sim *s, struct sim_port *p, double factor, const struct sim_failure *f,
+	     struct sim_failure_hit *hit)
+{
+	if (f->dir != SIM_DIR_DOWN)
+		degrade_port(s, dir_port(p, SIM_DIR_UP), factor, f->keep_buffer, f, hit);
+	if (f->dir != SIM_DIR_UP)
+		degrade_port(s, dir_port(p, SIM_DIR_DOWN), factor, f->keep_buffer, f, hit);
+}
+
+/* The reference's -failed N (uet-htsim.md §6.3). */
+static int
+htsim_failed(struct sim *s, const struct sim_failure *f, struct sim_failure_hit *hit,
+	     char *err, size_t n)
+{
+	struct sim_failure g = *f;
+	uint32_t i, k, per, sw, total;
+
+	g.keep_buffer = false;
+	if (sim_num_tiers(s) == 3) {
+		/* Aggregation switch i's uplink j, in that order, core to agg. */
+		per = sim_switch_num_uplinks(s, sim_switch_id(s, 1, 0));
+		total = per * sim_tier_switches(s, 1);
+		if (f->count > total)
+			return bad(err, n, f, "more links than the aggregation-core tier has");
+		g.dir = SIM_DIR_DOWN;
+		for (k = 0; k < f->count; k++) {
+			sw = sim_switch_id(s, 1, k / per);
+			degrade_link(s, sim_switch_uplink(s, sw, k % per), f->value, &g, hit);
+		}
+		return 0;
+	}
+	/* 2 tiers: spines 0..N-1, every ToR's cable to them, both ways. */
+	per = sim_switch_num_uplinks(s, sim_switch_id(s, 0, 0));
+	if (f->count > per)
+		return bad(err, n, f, "more spines than the fabric has");
+	g.dir = SIM_DIR_BOTH;
+	for (i = 0; i < sim_tier_switches(s, 0); i++)
+		for (k = 0; k < f->count; k++)
+			degrade_link(s, sim_tor_uplink(s, i, k), f->value, &g, hit);
+	return 0;
+}
+
+int
+sim_failure_apply(struct sim *s, const struct sim_failure *f, uint64_t converge_ns,
+		  uint64_t seed, struct sim_failure_hit *hit, char *err, size_t errlen)
+{
+	static const enum sim_port_role role[] = {
+		[SIM_CLASS_HOST] = SIM_PORT_HOST_NIC,
+		[SIM_CLASS_TOR_UP] = SIM_PORT_TOR_UP,
+		[SIM_CLASS_T1_UP] = SIM_PORT_T1_UP,
+	};
+	uint64_t conv = f->converge_ns == SIM_CONVERGE_DEFAULT ? converge_ns : f->converge_ns;
+	struct sim_port *p, **picked;
+	uint32_t i, k, sw = 0, cap;
+
+	switch (f->kind) {
+	case SIM_FAIL_LINK_DOWN:
+	case SIM_FAIL_LINK_UP:
+	case SIM_FAIL_LINK_RATE:
+		p = link_of(s, f, err, errlen);
+		if (p == NULL)
+			return -1;
+		if (f->kind == SIM_FAIL_LINK_DOWN) {
+			hit_port(hit, p);
+			link_down(s, p, f, conv);
+		} else if (f->kind == SIM_FAIL_LINK_UP) {
+			hit_port(hit, p);
+			sim_link_up_at(s, p, ps(f->at_ns), conv);
+		} else {
+			/* GBPS against the direction's own rate: the factor. */
+			double factor = f->value * 1e9 /
+					(double)sim_port_rate_bps(dir_port(p, f->dir == SIM_DIR_DOWN
+										 ? SIM_DIR_DOWN
+										 : SIM_DIR_UP));
+
+			degrade_link(s, p, factor, f, hit);
+		}
+		return 0;
+	case SIM_FAIL_SWITCH_DOWN:
+	case SIM_FAIL_SWITCH_UP:
+		if (switch_of(s, f, &sw, err, errlen) != 0)
+			return -1;
+		if (hit != NULL && hit->nswitches < hit->switches_cap)
+			hit->switches[hit->nswitches++] = sw;
+		if (f->kind == SIM_FAIL_SWITCH_UP) {
+			sim_switch_up_at(s, sw, ps(f->at_ns), conv);
+			return 0;
+		}
+		sim_switch_down_at(s, sw, ps(f->at_ns), conv);
+		if (f->for_ns)
+			sim_switch_up_at(s, sw, ps(f->at_ns + f->for_ns), conv);
+		return 0;
+	case SIM_FAIL_HTSIM_FAILED:
+		return htsim_failed(s, f, hit, err, errlen);
+	default:
+		break;
+	}
+	if (f->cls >= SIM_CLASS_TOR) {
+		uint32_t tier = f->cls - SIM_CLASS_TOR, *v;
+
+		if (tier >= sim_num_tiers(s))
+			return bad(err, errlen, f, "no core switches in 2 tiers");
+		cap = sim_tier_switches(s, tier);
+		v = malloc((cap ? cap : 1) * sizeof(*v));
+		if (v == NULL)
+			return fail(err, errlen, "out of memory");
+		k = sim_pick_switches(s, tier, f->pct, seed, v, cap);
+		for (i = 0; i < k; i++) {
+			if (hit != NULL && hit->nswitches < hit->switches_cap)
+				hit->switches[hit->nswitches++] = v[i];
+			sim_switch_down_at(s, v[i], ps(f->at_ns), conv);
+			if (f->for_ns)
+				sim_switch_up_at(s, v[i], ps(f->at_ns + f->for_ns), conv);
+		}
+		free(v);
+		return 0;
+	}
+	if (f->cls == SIM_CLASS_T1_UP && sim_num_tiers(s) < 3)
+		return bad(err, errlen, f, "no agg-up cables in 2 tiers");
+	cap = sim_num_ports_role(s, role[f->cls]);
+	picked = malloc((cap ? cap : 1) * sizeof(*picked));
+	if (picked == NULL)
+		return fail(err, errlen, "out of memory");
+	k = sim_pick_ports(s, role[f->cls], f->pct, seed, picked, cap);
+	for (i = 0; i < k; i++) {
+		p = picked[i];
+		if (f->kind == SIM_FAIL_RANDOM_DOWN) {
+			hit_port(hit, p);
+			link_down(s, p, f, conv);
+		} else if (f->kind == SIM_FAIL_DEGRADE) {
+			degrade_link(s, p, f->value, f, hit);
+		} else {
+			struct sim_fault ft;
+
+			hit_port(hit, p);
+			memset(&ft, 0, sizeof(ft));
+			ft.ber = f->value;
+			sim_link_fault_at(s, p, ps(f->at_ns), &ft);
+			if (f->for_ns) {
+				memset(&ft, 0, sizeof(ft));
+				sim_link_fault_at(s, p, ps(f->at_ns + f->for_ns), &ft);
+			}
+		}
+	}
+	free(picked);
+	return 0;
+}
