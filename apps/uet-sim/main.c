@@ -131,6 +131,10 @@ main(int argc, char **argv)
 		}
 		if (rc != 0)
 			fprintf(stderr, "uet-sim: %s\n", res.error);
+		if (res.late_failures != 0)
+			fprintf(stderr, "uet-sim: warning: %u failure%s never struck: %s (times take "
+				"ns, us, ms or s; a bare number is seconds)\n",
+				res.late_failures, res.late_failures > 1 ? "s" : "", res.note);
 		if (res.meas != NULL &&
 		    uet_out_result_extra(out, res.meas, res.wl, size, res.end_ns,
 					 rc != 0 ? res.error : NULL, res.fabric, err,

@@ -46,6 +46,8 @@ struct uet_meas {
 	struct uet_meas_event *events;
 	size_t n_events, events_cap;
 	struct uet_ep_stats stats;
+	struct uet_meas_net net;
+	bool net_known;
 	uint64_t verify_checked, verify_bad;
 	struct uet_meas_bad bad;
 	/* Streams: FCT samples, a uniform reservoir once past the cap. */
@@ -536,7 +538,7 @@ uet_meas_flow_get(const struct uet_meas *m, uint32_t flow,
 	r->recv_done_ns = f->recv_done_ns;
 	r->send_status = f->send_status;
 	r->fct_ns = UET_MEAS_NO_TIME;
-	r->fct_by_recv = false;
+	r->fct_recv_ns = UET_MEAS_NO_TIME;
 	r->msgs_acked = r->msgs_failed = r->msgs_received = 0;
 	if (m->cfg.repeat) {
 		r->msgs_acked = f->msgs_acked;
@@ -579,13 +581,10 @@ uet_meas_flow_get(const struct uet_meas *m, uint32_t flow,
 		r->status = UET_MEAS_PENDING;
 	if (r->status != UET_MEAS_OK || f->submit_ns == UET_MEAS_NO_TIME)
 		return 0;
-	if (f->recv_done_ns != UET_MEAS_NO_TIME && f->recv_done_ns >= f->submit_ns) {
-		r->fct_ns = f->recv_done_ns - f->submit_ns;
-		r->fct_by_recv = true;
-	} else if (f->send_done_ns != UET_MEAS_NO_TIME &&
-		   f->send_done_ns >= f->submit_ns) {
+	if (f->send_done_ns != UET_MEAS_NO_TIME && f->send_done_ns >= f->submit_ns)
 		r->fct_ns = f->send_done_ns - f->submit_ns;
-	}
+	if (f->recv_done_ns != UET_MEAS_NO_TIME && f->recv_done_ns >= f->submit_ns)
+		r->fct_recv_ns = f->recv_done_ns - f->submit_ns;
 	return 0;
 }
 
@@ -640,14 +639,16 @@ cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int
-uet_meas_fct(const struct uet_meas *m, struct uet_meas_fct *out)
+static int
+fct_summary(const struct uet_meas *m, bool recv, struct uet_meas_fct *out)
 {
 	uint64_t *v, sum = 0;
 	size_t n = 0;
 	uint32_t i;
 
 	memset(out, 0, sizeof(*out));
+	if (m->cfg.repeat && recv)
+		return 0;
 	if (m->cfg.repeat) {
 		v = malloc((m->n_fct ? m->n_fct : 1) * sizeof(*v));
 		if (v == NULL)
@@ -665,9 +666,9 @@ uet_meas_fct(const struct uet_meas *m, struct uet_meas_fct *out)
 		struct uet_meas_flow_rec r;
 
 		uet_meas_flow_get(m, i, &r);
-		if (r.fct_ns != UET_MEAS_NO_TIME) {
-			v[n++] = r.fct_ns;
-			sum += r.fct_ns;
+		if ((recv ? r.fct_recv_ns : r.fct_ns) != UET_MEAS_NO_TIME) {
+			v[n] = recv ? r.fct_recv_ns : r.fct_ns;
+			sum += v[n++];
 		}
 	}
 summary:
@@ -683,6 +684,35 @@ summary:
 	}
 	free(v);
 	return 0;
+}
+
+void
+uet_meas_set_net(struct uet_meas *m, const struct uet_meas_net *n)
+{
+	m->net = *n;
+	m->net_known = true;
+}
+
+bool
+uet_meas_net(const struct uet_meas *m, struct uet_meas_net *out)
+{
+	if (m->net_known)
+		*out = m->net;
+	else
+		memset(out, 0, sizeof(*out));
+	return m->net_known;
+}
+
+int
+uet_meas_fct(const struct uet_meas *m, struct uet_meas_fct *out)
+{
+	return fct_summary(m, false, out);
+}
+
+int
+uet_meas_fct_recv(const struct uet_meas *m, struct uet_meas_fct *out)
+{
+	return fct_summary(m, true, out);
 }
 
 bool
@@ -817,6 +847,12 @@ uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src)
 		(void)uet_meas_event(dst, src->events[i].now_ns, src->events[i].kind,
 				     src->events[i].detail);
 	uet_meas_add_ep_stats(&dst->stats, &src->stats);
+	if (src->net_known) {
+		dst->net.drops += src->net.drops;
+		dst->net.trims += src->net.trims;
+		dst->net.ecn_marks += src->net.ecn_marks;
+		dst->net_known = true;
+	}
 	dst->verify_checked += src->verify_checked;
 	dst->verify_bad += src->verify_bad;
 	dst->bad.flow += src->bad.flow;

@@ -70,14 +70,41 @@ uet_out_open(const struct uet_out_cfg *cfg, struct uet_out **out, char *err, siz
 	return 0;
 }
 
+/* A connection matrix brings its own sizes and runs once: say what they
+ * are instead of the unused --size and --iters. */
+static json_t *
+cm_sizes(const struct uet_wl *wl)
+{
+	uint64_t total = 0, lo = UINT64_MAX, hi = 0;
+	uint32_t i;
+
+	for (i = 0; i < wl->nflows; i++) {
+		uint64_t b = wl->flows[i].size_bytes;
+
+		total += b;
+		lo = b < lo ? b : lo;
+		hi = b > hi ? b : hi;
+	}
+	return json_pack("{s:I,s:I,s:I,s:I}", "flows", (json_int_t)wl->nflows, "total_bytes",
+			 (json_int_t)total, "min_bytes", (json_int_t)(wl->nflows ? lo : 0),
+			 "max_bytes", (json_int_t)hi);
+}
+
 static void
-info_of(struct uet_out *o, struct uet_report_info *info, uint64_t size_bytes)
+info_of(struct uet_out *o, struct uet_report_info *info, uint64_t size_bytes,
+	const struct uet_wl *wl)
 {
 	memset(info, 0, sizeof(*info));
 	json_decref(o->ts);
 	o->ts = json_deep_copy(o->cfg.test_start);
-	if (o->ts != NULL)
+	if (o->ts != NULL && o->cfg.pattern == UET_WL_CM) {
+		json_object_set_new(o->ts, "size_bytes", json_null());
+		json_object_set_new(o->ts, "iterations", json_null());
+		if (wl != NULL)
+			json_object_set_new(o->ts, "cm_sizes", cm_sizes(wl));
+	} else if (o->ts != NULL) {
 		json_object_set_new(o->ts, "size_bytes", json_integer((json_int_t)size_bytes));
+	}
 	info->version = o->cfg.version;
 	info->timestamp = o->stamp[0] != '\0' ? o->stamp : NULL;
 	info->timestamp_s = o->stamp_s;
@@ -91,7 +118,7 @@ uet_out_started(struct uet_out *o, const struct uet_meas *m, uint64_t size_bytes
 
 	if (o->stream_f == NULL)
 		return;
-	info_of(o, &info, size_bytes);
+	info_of(o, &info, size_bytes, NULL);
 	o->stream.intervals_done = 0;
 	(void)uet_report_stream_start(&o->stream, m, &info);
 	fflush(o->stream_f);
@@ -189,7 +216,7 @@ uet_out_result_extra(struct uet_out *o, const struct uet_meas *m, const struct u
 	/* end_ns is relative to the run's start; the reports take times on
 	 * the measurement's clock. */
 	end_ns += uet_meas_config(m)->start_ns;
-	info_of(o, &info, size_bytes);
+	info_of(o, &info, size_bytes, wl);
 	info.error = error;
 	info.extra_key = o->cfg.extra_key;
 	info.extra = extra;

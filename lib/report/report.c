@@ -126,20 +126,16 @@ fct_json(const struct uet_meas_fct *f)
 }
 
 static json_t *flow_json_one(const struct uet_meas *m, uint32_t id,
-			     const struct uet_meas_flow_rec *r, const char *basis);
+			     const struct uet_meas_flow_rec *r);
 
 static json_t *
 flow_json(const struct uet_meas *m, uint32_t id,
 	  const struct uet_meas_flow_rec *r)
 {
-	const char *basis = NULL;
-
 	json_t *o;
 
-	if (r->fct_ns != UET_MEAS_NO_TIME)
-		basis = r->fct_by_recv ? "recv" : "send";
 	if (uet_meas_config(m)->repeat) {
-		o = flow_json_one(m, id, r, basis);
+		o = flow_json_one(m, id, r);
 		if (o != NULL &&
 		    (put(o, "msgs_acked", jint(r->msgs_acked)) != 0 ||
 		     put(o, "msgs_failed", jint(r->msgs_failed)) != 0 ||
@@ -151,14 +147,19 @@ flow_json(const struct uet_meas *m, uint32_t id,
 		}
 		return o;
 	}
-	return flow_json_one(m, id, r, basis);
+	return flow_json_one(m, id, r);
 }
 
 static json_t *
-flow_json_one(const struct uet_meas *m, uint32_t id, const struct uet_meas_flow_rec *r,
-	      const char *basis)
+ns_or_null(uint64_t ns)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:o,s:s,s:i,s:o,s:o,s:o,s:o,s:s?}",
+	return ns == UET_MEAS_NO_TIME ? json_null() : jint(ns);
+}
+
+static json_t *
+flow_json_one(const struct uet_meas *m, uint32_t id, const struct uet_meas_flow_rec *r)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:o,s:s,s:i,s:o,s:o,s:o,s:o,s:o}",
 			 "id", (json_int_t)id, "src", (json_int_t)r->flow.src,
 			 "dst", (json_int_t)r->flow.dst,
 			 "stream", (json_int_t)r->flow.stream,
@@ -169,9 +170,8 @@ flow_json_one(const struct uet_meas *m, uint32_t id, const struct uet_meas_flow_
 			 "submit_ns", jrel(m, r->submit_ns),
 			 "send_done_ns", jrel(m, r->send_done_ns),
 			 "recv_done_ns", jrel(m, r->recv_done_ns),
-			 "fct_ns", r->fct_ns == UET_MEAS_NO_TIME ? json_null()
-								 : jint(r->fct_ns),
-			 "fct_basis", basis);
+			 "fct_ns", ns_or_null(r->fct_ns),
+			 "fct_recv_ns", ns_or_null(r->fct_recv_ns));
 }
 
 /* Flows by status (n[enum uet_meas_flow_status]) and the bytes of the ok
@@ -307,14 +307,46 @@ evs_json(const struct uet_meas *m)
 }
 
 static uint64_t
-drop_pkts(const struct uet_ep_stats *s)
+discard_pkts(const struct uet_ep_stats *s)
 {
 	uint64_t n = 0;
 
-#define X_DROP(f) n += s->f;
-	UET_EP_STATS_DROP_FIELDS(X_DROP)
-#undef X_DROP
+#define X_DISCARD(f) n += s->f;
+	UET_EP_STATS_DISCARD_FIELDS(X_DISCARD)
+#undef X_DISCARD
 	return n;
+}
+
+static json_t *
+known_or_null(bool known, uint64_t v)
+{
+	return known ? jint(v) : json_null();
+}
+
+/* Losses, each cause counted apart: what the network did (null where the
+ * run cannot see it), what the senders declared lost and how, which of
+ * their resends proved spurious, what the receivers discarded. */
+static json_t *
+losses_json(const struct uet_meas *m)
+{
+	const struct uet_ep_stats *s = uet_meas_ep_stats(m);
+	struct uet_meas_net n;
+	bool known = uet_meas_net(m, &n);
+
+	return json_pack("{s:o,s:o,s:o,s:{s:o,s:o,s:o,s:o},s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+			 "network_drops", known_or_null(known, n.drops),
+			 "trims", known_or_null(known, n.trims),
+			 "ecn_marks", known_or_null(known, n.ecn_marks),
+			 "declared", "nack", jint(s->nack_retx), "reordering",
+			 jint(s->loss_inferred), "probe", jint(s->probe_losses), "timeout",
+			 jint(s->rto_lost_pkts),
+			 "retransmissions", jint(s->tx_retx_pkts),
+			 "spurious_retx", jint(s->spurious_retx),
+			 "spurious_losses", jint(s->spurious_losses),
+			 "spurious_rto", jint(s->spurious_rto),
+			 "loss_undos", jint(s->loss_undos),
+			 "duplicates_discarded", jint(s->rx_dup_pkts),
+			 "other_discarded", jint(discard_pkts(s)));
 }
 
 static json_t *
@@ -326,7 +358,7 @@ transport_json(const struct uet_ep_stats *s)
 #define X_PUT(f) err |= put(o, #f, jint(s->f));
 	UET_EP_STATS_FIELDS(X_PUT)
 #undef X_PUT
-	err |= put(o, "rx_drop_pkts", jint(drop_pkts(s)));
+	err |= put(o, "rx_discard_pkts", jint(discard_pkts(s)));
 	if (err) {
 		json_decref(o);
 		return NULL;
@@ -379,24 +411,26 @@ end_json(const struct uet_meas *m, const struct uet_report_info *info,
 	uint64_t compl_ns = 0, rx, tx, checked, bad;
 	bool have_compl = uet_meas_completion_ns(m, &compl_ns);
 	uint64_t active_ns = have_compl && compl_ns ? compl_ns : dur;
-	struct uet_meas_fct fct;
+	struct uet_meas_fct fct, fct_recv;
 	json_t *end;
 
-	if (uet_meas_fct(m, &fct) != 0)
+	if (uet_meas_fct(m, &fct) != 0 || uet_meas_fct_recv(m, &fct_recv) != 0)
 		return NULL;
 	uet_meas_totals(m, &rx, &tx);
 	uet_meas_verify_get(m, &checked, &bad);
 	end = json_pack(
-		"{s:o,s:o,s:o,s:o,s:f,s:f,s:o,s:o,s:o*,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"{s:o,s:o,s:o,s:o,s:f,s:f,s:o,s:o,s:o,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"duration_ns", jint(dur),
 		"completion_ns", have_compl ? jint(compl_ns) : json_null(),
 		"bytes_rx", jint(rx), "bytes_tx", jint(tx),
 		"goodput_bps", bps(rx, active_ns), "tx_bps", bps(tx, active_ns),
-		"fct", fct_json(&fct), "flow_counts", flow_counts_json(m),
+		"fct", fct_json(&fct), "fct_recv", fct_json(&fct_recv),
+		"flow_counts", flow_counts_json(m),
 		"flows", info && info->no_flows ? NULL : flows_json(m),
 		"timeline", timeline_json(m, !(info && info->no_timeline)),
 		"evs", evs_json(m),
 		"transport", transport_json(uet_meas_ep_stats(m)),
+		"losses", losses_json(m),
 		"events", events_json(m),
 		"verify", json_pack("{s:o,s:o}", "checked_msgs", jint(checked),
 				    "bad_msgs", jint(bad)),
@@ -671,7 +705,7 @@ uet_report_csv_flows(FILE *f, const struct uet_meas *m)
 	if (f == NULL || m == NULL)
 		return UET_ERR_INVAL;
 	fputs("id,src,dst,stream,step,size_bytes,submit_us,send_done_us,"
-	      "recv_done_us,fct_us,status,msgs_acked,msgs_received\n", f);
+	      "recv_done_us,fct_us,fct_recv_us,status,msgs_acked,msgs_received\n", f);
 	for (i = 0; i < uet_meas_config(m)->n_flows; i++) {
 		struct uet_meas_flow_rec r;
 
@@ -690,6 +724,9 @@ uet_report_csv_flows(FILE *f, const struct uet_meas *m)
 		fputc(',', f);
 		if (r.fct_ns != UET_MEAS_NO_TIME)
 			put_us(f, (int64_t)r.fct_ns);
+		fputc(',', f);
+		if (r.fct_recv_ns != UET_MEAS_NO_TIME)
+			put_us(f, (int64_t)r.fct_recv_ns);
 		fprintf(f, ",%s,%" PRIu64 ",%" PRIu64 "\n", status_name[r.status],
 			r.msgs_acked, r.msgs_received);
 	}
@@ -827,17 +864,27 @@ uet_report_coll_row(FILE *f, const struct uet_report_coll *c, uint64_t wrong)
 	return ferror(f) ? UET_ERR_INVAL : 0;
 }
 
+static void
+fct_line(FILE *f, const char *label, const struct uet_meas_fct *fct, const char *what)
+{
+	fprintf(f, "%-17sn %" PRIu64 "  min %.3f  mean %.3f  p50 %.3f  p99 %.3f  p99.9 %.3f"
+		   "  max %.3f  (%s)\n",
+		label, fct->count, us(fct->min_ns), us(fct->mean_ns), us(fct->p50_ns),
+		us(fct->p99_ns), us(fct->p999_ns), us(fct->max_ns), what);
+}
+
 int
 uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 {
 	const struct uet_ep_stats *s;
-	struct uet_meas_fct fct;
+	struct uet_meas_fct fct, fct_recv;
+	struct uet_meas_net net;
 	uint64_t n[4], ok_bytes, compl_ns = 0, rx, tx, checked, bad;
 	bool have_compl;
 
 	if (f == NULL || m == NULL)
 		return UET_ERR_INVAL;
-	if (uet_meas_fct(m, &fct) != 0)
+	if (uet_meas_fct(m, &fct) != 0 || uet_meas_fct_recv(m, &fct_recv) != 0)
 		return UET_ERR_NOMEM;
 	count_flows(m, n, &ok_bytes);
 	s = uet_meas_ep_stats(m);
@@ -862,21 +909,32 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 	fprintf(f, "goodput          %.3f Gb/s rx, %.3f Gb/s tx (%" PRIu64
 		   " B rx, %" PRIu64 " B tx)\n",
 		bps(rx, compl_ns) / 1e9, bps(tx, compl_ns) / 1e9, rx, tx);
-	fprintf(f, "FCT [usec]       n %" PRIu64 "  min %.3f  mean %.3f  p50 %.3f"
-		   "  p99 %.3f  p99.9 %.3f  max %.3f\n",
-		fct.count, us(fct.min_ns), us(fct.mean_ns), us(fct.p50_ns),
-		us(fct.p99_ns), us(fct.p999_ns), us(fct.max_ns));
-	fprintf(f, "retransmits      %" PRIu64 " pkts\n"
+	fct_line(f, "FCT [usec]", &fct, "sender: submit to fully acknowledged");
+	if (fct_recv.count > 0)
+		fct_line(f, "FCT recv [usec]", &fct_recv, "receiver: submit to last byte");
+	fprintf(f, "retransmits      %" PRIu64 " pkts; lost: %" PRIu64 " by NACK, %" PRIu64
+		   " by reordering, %" PRIu64 " by probe, %" PRIu64 " by timeout\n"
+		   "spurious         %" PRIu64 " retransmissions, %" PRIu64 " losses caught "
+		   "before the resend, %" PRIu64 " RTOs; %" PRIu64 " window cuts undone\n"
 		   "timeouts         %" PRIu64 " RTO events\n"
 		   "NACKs            %" PRIu64 " received\n"
 		   "probes           %" PRIu64 " sent\n"
 		   "freezes          %" PRIu64 " (thaws %" PRIu64
-		   ", path failures %" PRIu64 ")\n"
-		   "drops            %" PRIu64 " pkts received and dropped\n"
-		   "events           %zu\n"
+		   ", path failures %" PRIu64 ")\n",
+		s->tx_retx_pkts, s->nack_retx, s->loss_inferred, s->probe_losses,
+		s->rto_lost_pkts, s->spurious_retx, s->spurious_losses, s->spurious_rto,
+		s->loss_undos, s->rto_events, s->rx_nack_pkts, s->tx_probe_pkts, s->lb_freezes,
+		s->lb_thaws, s->path_failures);
+	if (uet_meas_net(m, &net))
+		fprintf(f, "network          %" PRIu64 " drops, %" PRIu64 " trims, %" PRIu64
+			   " ECN marks\n", net.drops, net.trims, net.ecn_marks);
+	else
+		fprintf(f, "network          drops and trims not visible here (the receivers' "
+			   "CE marks: %" PRIu64 ")\n", s->rx_ce_pkts);
+	fprintf(f, "receivers        %" PRIu64 " duplicates discarded, %" PRIu64
+		   " other packets discarded (stale, malformed, no resources)\n"
+		   "events           %zu on the timeline\n"
 		   "verify           %" PRIu64 " checked, %" PRIu64 " bad\n",
-		s->tx_retx_pkts, s->rto_events, s->rx_nack_pkts,
-		s->tx_probe_pkts, s->lb_freezes, s->lb_thaws, s->path_failures,
-		drop_pkts(s), uet_meas_event_count(m), checked, bad);
+		s->rx_dup_pkts, discard_pkts(s), uet_meas_event_count(m), checked, bad);
 	return ferror(f) ? UET_ERR_INVAL : 0;
 }

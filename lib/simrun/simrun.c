@@ -5,10 +5,9 @@
 
 #include "driver/driver.h"
 #include "simrun/simrun.h"
+#include "sim/failure.h"
 #include "sim/sim.h"
 #include "uet/err.h"
-
-#define MAX_PICKED 65536  /* ports or switches one random failure may pick */
 
 struct run;
 
@@ -37,16 +36,14 @@ struct run {
 	/* what the failures did, for the report */
 	struct fail_rec *fails;
 	uint32_t nfails;
-	struct uet_sim_failure *cm_fails; /* from the .cm file's failure lines */
+	struct sim_failure *cm_fails; /* from the .cm file's failure lines */
 };
 
-/* The ports (one per cable) a failure spec touched. */
+/* The ports (a cable, or a degraded direction) and switches a failure spec
+ * touched. */
 struct fail_rec {
-	const struct uet_sim_failure *spec;
-	struct sim_port **ports;
-	uint32_t nports;
-	uint32_t *switches;
-	uint32_t nswitches;
+	const struct sim_failure *spec;
+	struct sim_failure_hit hit;
 };
 
 static uint64_t
@@ -298,250 +295,14 @@ attach_hosts(struct run *r, const struct uet_ep_config *tmpl, uint64_t *mem, cha
 	return rc == 0 ? 0 : -1;
 }
 
-/* --- failures --- */
-
-static int
-bad_fail(char *err, size_t n, const struct uet_sim_failure *f, const char *what)
-{
-	snprintf(err, n, "option '--failure': '%s': %s", f->text, what);
-	return -1;
-}
-
-static uint64_t
-converge_of(const struct uet_perf_opts *o, const struct uet_sim_failure *f)
-{
-	if (f->converge_ns == UET_SIM_CONVERGE_DEFAULT)
-		return (uint64_t)(o->converge_us * 1000);
-	return f->converge_ns; /* UET_SIM_CONVERGE_NEVER is 0, the sim's never */
-}
-
-static struct sim_port *
-link_of(struct sim *s, const struct uet_sim_failure *f, char *err, size_t n)
-{
-	char why[128];
-	uint32_t tier = f->node_kind == UET_NODE_TOR ? 0 : 1, sw;
-
-	if (f->node_kind == UET_NODE_T2) /* a .cm line's core port (checked there) */
-		return sim_switch_port(s, sim_switch_id(s, 2, f->node), f->uplink);
-
-	if (f->node_kind == UET_NODE_HOST) {
-		if (f->node >= sim_num_hosts(s)) {
-			snprintf(why, sizeof(why), "host %u does not exist (%u hosts)", f->node,
-				 sim_num_hosts(s));
-			bad_fail(err, n, f, why);
-			return NULL;
-		}
-		return sim_host_port(s, f->node);
-	}
-	if (f->node_kind == UET_NODE_T1 && sim_num_tiers(s) < 3) {
-		bad_fail(err, n, f, "tier-1 switches have no uplinks in 2 tiers (a ToR-spine "
-			 "cable is torN.upM)");
-		return NULL;
-	}
-	if (f->node >= sim_tier_switches(s, tier)) {
-		snprintf(why, sizeof(why), "switch %u of tier %u does not exist (%u there)",
-			 f->node, tier, sim_tier_switches(s, tier));
-		bad_fail(err, n, f, why);
-		return NULL;
-	}
-	sw = sim_switch_id(s, tier, f->node);
-	if (f->uplink >= sim_switch_num_uplinks(s, sw)) {
-		snprintf(why, sizeof(why), "uplink %u does not exist (%u uplinks)", f->uplink,
-			 sim_switch_num_uplinks(s, sw));
-		bad_fail(err, n, f, why);
-		return NULL;
-	}
-	return sim_switch_uplink(s, sw, f->uplink);
-}
-
-static int
-switch_of(struct sim *s, const struct uet_sim_failure *f, uint32_t *sw, char *err, size_t n)
-{
-	uint32_t tier = f->node_kind == UET_NODE_TOR ? 0 : f->node_kind == UET_NODE_T1 ? 1 : 2;
-	char why[128];
-
-	if (tier >= sim_num_tiers(s) || f->node >= sim_tier_switches(s, tier)) {
-		snprintf(why, sizeof(why), "no such switch (tier %u has %u)", tier,
-			 tier < sim_num_tiers(s) ? sim_tier_switches(s, tier) : 0);
-		return bad_fail(err, n, f, why);
-	}
-	*sw = sim_switch_id(s, tier, f->node);
-	return 0;
-}
-
-static void
-link_down(struct sim *s, struct sim_port *p, const struct uet_sim_failure *f, uint64_t conv)
-{
-	sim_link_down_at(s, p, ps(f->at_ns), conv);
-	if (f->for_ns)
-		sim_link_up_at(s, p, ps(f->at_ns + f->for_ns), conv);
-}
-
-static int
-apply_failure(struct run *r, const struct uet_sim_failure *f, uint32_t idx, struct fail_rec *fr,
-	      char *err, size_t n)
-{
-	struct sim *s = r->s;
-	uint64_t conv = converge_of(r->o, f), seed = r->o->seed * 7919 + idx;
-	struct sim_port *p;
-	uint32_t i, sw;
-
-	fr->spec = f;
-	switch (f->kind) {
-	case UET_FAIL_LINK_DOWN:
-	case UET_FAIL_LINK_UP:
-	case UET_FAIL_LINK_RATE:
-		p = link_of(s, f, err, n);
-		if (p == NULL)
-			return -1;
-		fr->ports[fr->nports++] = p;
-		if (f->kind == UET_FAIL_LINK_DOWN) {
-			link_down(s, p, f, conv);
-		} else if (f->kind == UET_FAIL_LINK_UP) {
-			sim_link_up_at(s, p, ps(f->at_ns), conv);
-		} else {
-			uint64_t was = sim_port_rate_bps(p);
-
-			sim_link_rate_at(s, p, ps(f->at_ns), (uint64_t)(f->value * 1e9));
-			if (f->for_ns)
-				sim_link_rate_at(s, p, ps(f->at_ns + f->for_ns), was);
-		}
-		return 0;
-	case UET_FAIL_SWITCH_DOWN:
-	case UET_FAIL_SWITCH_UP:
-		if (switch_of(s, f, &sw, err, n) != 0)
-			return -1;
-		fr->switches[fr->nswitches++] = sw;
-		if (f->kind == UET_FAIL_SWITCH_UP) {
-			sim_switch_up_at(s, sw, ps(f->at_ns), conv);
-			return 0;
-		}
-		sim_switch_down_at(s, sw, ps(f->at_ns), conv);
-		if (f->for_ns)
-			sim_switch_up_at(s, sw, ps(f->at_ns + f->for_ns), conv);
-		return 0;
-	default:
-		break;
-	}
-	if (f->cls >= UET_CLASS_TOR) {
-		uint32_t tier = f->cls - UET_CLASS_TOR;
-
-		if (tier >= sim_num_tiers(s))
-			return bad_fail(err, n, f, "no core switches in 2 tiers");
-		fr->nswitches = sim_pick_switches(s, tier, f->pct, seed, fr->switches, MAX_PICKED);
-		for (i = 0; i < fr->nswitches; i++) {
-			sim_switch_down_at(s, fr->switches[i], ps(f->at_ns), conv);
-			if (f->for_ns)
-				sim_switch_up_at(s, fr->switches[i], ps(f->at_ns + f->for_ns), conv);
-		}
-		return 0;
-	}
-	{
-		static const enum sim_port_role role[] = {
-			[UET_CLASS_HOST] = SIM_PORT_HOST_NIC,
-			[UET_CLASS_TOR_UP] = SIM_PORT_TOR_UP,
-			[UET_CLASS_T1_UP] = SIM_PORT_T1_UP,
-		};
-
-		if (f->cls == UET_CLASS_T1_UP && sim_num_tiers(s) < 3)
-			return bad_fail(err, n, f, "no agg-up cables in 2 tiers");
-		fr->nports = sim_pick_ports(s, role[f->cls], f->pct, seed, fr->ports, MAX_PICKED);
-	}
-	for (i = 0; i < fr->nports; i++) {
-		p = fr->ports[i];
-		if (f->kind == UET_FAIL_RANDOM_DOWN) {
-			link_down(s, p, f, conv);
-		} else if (f->kind == UET_FAIL_DEGRADE) {
-			uint64_t was = sim_port_rate_bps(p);
-
-			sim_link_rate_at(s, p, ps(f->at_ns), (uint64_t)((double)was * f->value));
-			if (f->for_ns)
-				sim_link_rate_at(s, p, ps(f->at_ns + f->for_ns), was);
-		} else {
-			struct sim_fault ft;
-
-			memset(&ft, 0, sizeof(ft));
-			ft.ber = f->value;
-			sim_link_fault_at(s, p, ps(f->at_ns), &ft);
-			if (f->for_ns) {
-				memset(&ft, 0, sizeof(ft));
-				sim_link_fault_at(s, p, ps(f->at_ns + f->for_ns), &ft);
-			}
-		}
-	}
-	return 0;
-}
-
-/*
- * An htsim connection matrix's failure line, "failure switch_type AGG
- * switch_id X link_id Y": the cable on uplink Y of switch X (TOR, AGG) or
- * on port Y of core X (CORE) is down for the whole run (htsim has no
- * time). Two optional words of ours, "start T" and "duration D" (us),
- * make it a timed failure. text is "path:line: failure ...".
- */
-static int
-cm_failure(struct run *r, const char *text, struct uet_sim_failure *f, char *err, size_t n)
-{
-	const char *body = strstr(text, ": failure");
-	char buf[512], *tok[16], *save = NULL, *t, kind[16] = "";
-	uint32_t nt = 0, i;
-	long long id = -1, link = -1;
-	double start = 0, dur = 0;
-
-	if (body == NULL || strlen(body) >= sizeof(buf))
-		goto bad;
-	snprintf(buf, sizeof(buf), "%s", body + 2);
-	for (t = strtok_r(buf, " \t", &save); t != NULL && nt < 16; t = strtok_r(NULL, " \t", &save))
-		tok[nt++] = t;
-	for (i = 1; i + 1 < nt; i += 2) {
-		if (strcmp(tok[i], "switch_type") == 0)
-			snprintf(kind, sizeof(kind), "%s", tok[i + 1]);
-		else if (strcmp(tok[i], "switch_id") == 0)
-			id = strtoll(tok[i + 1], NULL, 10);
-		else if (strcmp(tok[i], "link_id") == 0)
-			link = strtoll(tok[i + 1], NULL, 10);
-		else if (strcmp(tok[i], "start") == 0)
-			start = strtod(tok[i + 1], NULL);
-		else if (strcmp(tok[i], "duration") == 0)
-			dur = strtod(tok[i + 1], NULL);
-		else
-			goto bad;
-	}
-	if (i != nt || id < 0 || id > UINT32_MAX || link < 0 || link > 65535 || start < 0 ||
-	    dur < 0 || start > 1e9 || dur > 1e9)
-		goto bad;
-	memset(f, 0, sizeof(*f));
-	f->kind = UET_FAIL_LINK_DOWN;
-	f->at_ns = (uint64_t)(start * 1e3);
-	f->for_ns = (uint64_t)(dur * 1e3);
-	f->converge_ns = UET_SIM_CONVERGE_DEFAULT;
-	f->node = (uint32_t)id;
-	f->uplink = (uint32_t)link;
-	snprintf(f->text, sizeof(f->text), "%s", body + 2);
-	if (strcmp(kind, "TOR") == 0) {
-		f->node_kind = UET_NODE_TOR;
-	} else if (strcmp(kind, "AGG") == 0) {
-		f->node_kind = UET_NODE_T1;
-	} else if (strcmp(kind, "CORE") == 0) {
-		/* A core's cable: its port link_id (cores have no uplinks). */
-		if (sim_num_tiers(r->s) < 3 || id >= sim_tier_switches(r->s, 2) ||
-		    link >= sim_switch_num_ports(r->s, sim_switch_id(r->s, 2, (uint32_t)id)))
-			goto bad;
-		f->node_kind = UET_NODE_T2;
-	} else {
-		goto bad;
-	}
-	return 0;
-bad:
-	snprintf(err, n, "%s: expected 'failure switch_type TOR|AGG|CORE switch_id X link_id Y "
-		 "[start US] [duration US]'", text);
-	return -1;
-}
+/* --- failures: lib/sim/failure.h parses and applies them --- */
 
 static int
 apply_failures(struct run *r, char *err, size_t n)
 {
 	uint32_t i, from_opts = r->o->n_failures;
+	uint64_t conv = (uint64_t)(r->o->converge_us * 1000);
+	char why[256];
 
 	r->nfails = from_opts + r->wl->unsupported;
 	r->fails = calloc(r->nfails ? r->nfails : 1, sizeof(*r->fails));
@@ -549,24 +310,41 @@ apply_failures(struct run *r, char *err, size_t n)
 	if (r->fails == NULL || r->cm_fails == NULL)
 		return -1;
 	for (i = 0; i < r->nfails; i++) {
-		const struct uet_sim_failure *f;
+		struct fail_rec *fr = &r->fails[i];
+		const struct sim_failure *f;
 
-		r->fails[i].ports = calloc(MAX_PICKED, sizeof(struct sim_port *));
-		r->fails[i].switches = calloc(MAX_PICKED, sizeof(uint32_t));
-		if (r->fails[i].ports == NULL || r->fails[i].switches == NULL) {
+		fr->hit.ports_cap = sim_num_ports(r->s);
+		fr->hit.switches_cap = sim_num_switches(r->s);
+		fr->hit.ports = calloc(fr->hit.ports_cap + 1, sizeof(struct sim_port *));
+		fr->hit.switches = calloc(fr->hit.switches_cap + 1, sizeof(uint32_t));
+		if (fr->hit.ports == NULL || fr->hit.switches == NULL) {
 			snprintf(err, n, "out of memory");
 			return -1;
 		}
 		if (i < from_opts) {
 			f = &r->o->failures[i];
-		} else {
-			if (cm_failure(r, r->wl->unsupported_text[i - from_opts],
-				       &r->cm_fails[i - from_opts], err, n) != 0)
+			if (sim_failure_apply(r->s, f, conv, r->o->seed * 7919 + i, &fr->hit, why,
+					      sizeof(why)) != 0) {
+				snprintf(err, n, "option '--failure': %.200s", why);
 				return -1;
+			}
+		} else {
+			/* "path:line: failure ...": errors keep the place. */
+			const char *text = r->wl->unsupported_text[i - from_opts];
+			const char *body = strstr(text, ": failure");
+
 			f = &r->cm_fails[i - from_opts];
+			if (body == NULL ||
+			    sim_failure_parse_cm(body + 2, &r->cm_fails[i - from_opts], why,
+						 sizeof(why)) != 0 ||
+			    sim_failure_apply(r->s, f, conv, r->o->seed * 7919 + i, &fr->hit, why,
+					      sizeof(why)) != 0) {
+				snprintf(err, n, "%.*s: %.200s",
+					 body != NULL ? (int)(body - text) : 0, text, why);
+				return -1;
+			}
 		}
-		if (apply_failure(r, f, i, &r->fails[i], err, n) != 0)
-			return -1;
+		fr->spec = f;
 	}
 	return 0;
 }
@@ -599,6 +377,41 @@ sample(struct run *r)
 	}
 }
 
+/* What the fabric did, for the report's losses; the failures as timeline
+ * events (when they struck, and came back), and those timed after the end
+ * of the run, which never struck (a time unit mistaken, most likely: a
+ * bare number is seconds). */
+static void
+fabric_to_meas(struct run *r, struct uet_simrun_result *res)
+{
+	struct sim_port_stats t;
+	struct uet_meas_net net;
+	uint32_t i;
+
+	sim_total_stats(r->s, &t);
+	net.drops = t.drops_queue + t.drops_fault + t.drops_down + t.drops_ber +
+		    t.drops_noroute + sim_switch_drops(r->s);
+	/* drops_noroute are also switch drops (sim.h): counted once. */
+	net.drops -= t.drops_noroute;
+	net.trims = t.trims;
+	net.ecn_marks = t.ecn_marks;
+	uet_meas_set_net(r->meas, &net);
+	for (i = 0; i < r->nfails; i++) {
+		const struct sim_failure *f = r->fails[i].spec;
+
+		if (f->at_ns > r->end_ns) {
+			if (res->late_failures++ == 0)
+				snprintf(res->note, sizeof(res->note),
+					 "failure '%.64s' is timed after the run ended (%.3f us)",
+					 f->text, (double)r->end_ns / 1e3);
+			continue;
+		}
+		(void)uet_meas_event(r->meas, f->at_ns, "failure", f->text);
+		if (f->for_ns != 0 && f->at_ns + f->for_ns <= r->end_ns)
+			(void)uet_meas_event(r->meas, f->at_ns + f->for_ns, "restored", f->text);
+	}
+}
+
 static json_t *
 port_totals(struct sim *s)
 {
@@ -624,7 +437,15 @@ port_totals(struct sim *s)
 			 "max_fabric_queue_bytes", (json_int_t)maxq);
 }
 
-/* What each failure did: the packets its links or switches dropped. */
+static bool
+is_degradation(const struct sim_failure *f)
+{
+	return f->kind == SIM_FAIL_LINK_RATE || f->kind == SIM_FAIL_DEGRADE ||
+	       f->kind == SIM_FAIL_HTSIM_FAILED;
+}
+
+/* What each failure did: the packets its links or switches dropped, and
+ * for a degradation what crossed the degraded directions. */
 static json_t *
 failures_json(struct run *r)
 {
@@ -633,25 +454,31 @@ failures_json(struct run *r)
 
 	for (i = 0; i < r->nfails; i++) {
 		const struct fail_rec *fr = &r->fails[i];
-		uint64_t down = 0, last = 0;
+		bool deg = is_degradation(fr->spec);
+		uint64_t down = 0, last = 0, tx = 0, marks = 0, trims = 0, qdrops = 0;
+		json_t *o;
 
-		for (k = 0; k < fr->nports; k++) {
-			struct sim_port *p[2] = { fr->ports[k], sim_port_peer(fr->ports[k]) };
+		for (k = 0; k < fr->hit.nports; k++) {
+			struct sim_port *p[2] = { fr->hit.ports[k], sim_port_peer(fr->hit.ports[k]) };
 			int d;
 
-			for (d = 0; d < 2; d++) {
+			for (d = 0; d < (deg ? 1 : 2); d++) {
 				const struct sim_port_stats *st = sim_port_stats(p[d]);
 
 				down += st->drops_down;
+				tx += st->tx_pkts;
+				marks += st->ecn_marks;
+				trims += st->trims;
+				qdrops += st->drops_queue;
 				if (st->last_drop_ns > last)
 					last = st->last_drop_ns;
 			}
 		}
-		for (k = 0; k < fr->nswitches; k++) {
+		for (k = 0; k < fr->hit.nswitches; k++) {
 			uint32_t j;
 
-			for (j = 0; j < sim_switch_num_ports(r->s, fr->switches[k]); j++) {
-				struct sim_port *p = sim_switch_port(r->s, fr->switches[k], j);
+			for (j = 0; j < sim_switch_num_ports(r->s, fr->hit.switches[k]); j++) {
+				struct sim_port *p = sim_switch_port(r->s, fr->hit.switches[k], j);
 				struct sim_port *q[2] = { p, sim_port_peer(p) };
 				int d;
 
@@ -664,11 +491,17 @@ failures_json(struct run *r)
 				}
 			}
 		}
-		json_array_append_new(a, json_pack("{s:s,s:I,s:I,s:I,s:I,s:o}", "spec",
-			fr->spec->text, "at_ns", (json_int_t)fr->spec->at_ns, "links",
-			(json_int_t)fr->nports, "switches", (json_int_t)fr->nswitches,
-			"drops_down", (json_int_t)down,
-			"last_drop_ns", last ? json_integer((json_int_t)last) : json_null()));
+		o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:o}", "spec", fr->spec->text, "at_ns",
+			      (json_int_t)fr->spec->at_ns, deg ? "ports" : "links",
+			      (json_int_t)fr->hit.nports, "switches", (json_int_t)fr->hit.nswitches,
+			      "drops_down", (json_int_t)down, "last_drop_ns",
+			      last ? json_integer((json_int_t)last) : json_null());
+		if (deg)
+			json_object_update_new(o, json_pack("{s:I,s:I,s:I,s:I}", "tx_pkts",
+							    (json_int_t)tx, "ecn_marks",
+							    (json_int_t)marks, "trims", (json_int_t)trims,
+							    "drops_queue", (json_int_t)qdrops));
+		json_array_append_new(a, o);
 	}
 	return a;
 }
@@ -697,6 +530,9 @@ test_start(const struct uet_perf_opts *o, const struct sim_fattree_cfg *fc,
 	json_object_set_new(ts, "mtu_bytes", json_integer(o->mtu_bytes));
 	json_object_set_new(ts, "ack_every_bytes", json_integer(o->ack_every_bytes));
 	json_object_set_new(ts, "base_rtt_ns", json_integer((json_int_t)ep->base_rtt_ns));
+	json_object_set_new(ts, "loss_detect", json_string(o->loss_detect));
+	json_object_set_new(ts, "rto_min_ns", json_integer((json_int_t)ep->rto_min_ns));
+	json_object_set_new(ts, "rto_ns", json_integer((json_int_t)ep->rto_ns));
 	json_object_set_new(ts, "link_bps", json_integer((json_int_t)ep->link_bps));
 	json_object_set_new(ts, "verify", json_boolean(o->verify));
 	json_object_set_new(ts, "fabric", json_pack(
@@ -724,8 +560,8 @@ run_free(struct run *r)
 	uint32_t i;
 
 	for (i = 0; r->fails != NULL && i < r->nfails; i++) {
-		free(r->fails[i].ports);
-		free(r->fails[i].switches);
+		free(r->fails[i].hit.ports);
+		free(r->fails[i].hit.switches);
 	}
 	free(r->fails);
 	free(r->cm_fails);
@@ -752,6 +588,13 @@ prepare(const struct uet_perf_opts *o, struct sim_fattree_cfg *fc, struct sim_fa
 	*t = *o;
 	if (t->base_rtt_ns == 0)
 		t->base_rtt_ns = (sim_fattree_rtt_ps(fc) + 999) / 1000;
+	/* The RTO floor is what the fabric can delay a packet it neither
+	 * drops nor trims: full queues on the whole path, the ACK's
+	 * coalescing delay, the RTT itself. Below it a healthy, loaded fabric
+	 * fires timers (htsim's rule is alike: 15 us + 6 queue drains). */
+	if (t->rto_min_ns == 0)
+		t->rto_min_ns = t->base_rtt_ns + (sim_fattree_queue_ps(fc) + 999) / 1000 +
+				t->ack_delay_ns;
 	rc = uet_perf_opts_to_ep_config(t, ep, algo, err, n);
 	free(t);
 	if (rc != 0)
@@ -922,6 +765,7 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 	sample(&r);
 	res->complete = r.done && !r.repeat;
 	res->end_ns = r.end_ns;
+	fabric_to_meas(&r, res);
 	res->events = sim_events_run(r.s);
 	res->sim_mem_bytes = sim_mem_bytes(r.s);
 	res->fabric = json_pack("{s:I,s:I,s:I,s:I,s:o,s:o}", "events", (json_int_t)res->events,

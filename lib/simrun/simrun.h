@@ -35,6 +35,9 @@ struct uet_simrun_result {
 	uint64_t ep_mem_bytes;   /* every host's endpoint */
 	bool complete;           /* iterations: every flow completed */
 	bool interrupted;        /* *stop was set */
+	uint32_t late_failures;  /* failures timed after the run ended: never
+				  * happened (note[] names the first) */
+	char note[160];
 	char error[256];
 };
 

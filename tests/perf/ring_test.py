@@ -315,7 +315,7 @@ def case_csv_exec(exe, tmp):
     marked = [i for i, l in enumerate(tl[1:]) if l.endswith(",exec")]
     assert len(marked) == 1 and marked[0] < 100, marked
     assert len(fl) == 41 and fl[0].startswith("id,src,dst"), fl[:2]
-    assert all(l.split(",")[10] == "ok" for l in fl[1:]), fl
+    assert all(l.split(",")[11] == "ok" for l in fl[1:]), fl
     for _ in range(50):
         if os.path.exists(mark):
             break

@@ -85,7 +85,7 @@ test_fct_summary_1_to_1000(void **state)
 		assert_int_equal(uet_meas_send_done(m, id,
 						    START_NS + 20 + (i + 1) * 1000ULL, 0), 0);
 	}
-	assert_int_equal(uet_meas_fct(m, &f), 0);
+	assert_int_equal(uet_meas_fct_recv(m, &f), 0);
 	assert_int_equal(f.count, 1000);
 	assert_int_equal(f.min_ns, 1000);
 	assert_int_equal(f.max_ns, 1000000);
@@ -93,6 +93,12 @@ test_fct_summary_1_to_1000(void **state)
 	assert_int_equal(f.p50_ns, 500000);
 	assert_int_equal(f.p99_ns, 990000);
 	assert_int_equal(f.p999_ns, 999000);
+	/* The senders' view: 10 ns later each. */
+	assert_int_equal(uet_meas_fct(m, &f), 0);
+	assert_int_equal(f.count, 1000);
+	assert_int_equal(f.min_ns, 1010);
+	assert_int_equal(f.max_ns, 1000010);
+	assert_int_equal(f.p50_ns, 500010);
 	/* Last completion: the last send_done, 20 ns after the last recv. */
 	assert_true(uet_meas_completion_ns(m, &compl_ns));
 	assert_int_equal(compl_ns, 20 + 1000000);
@@ -138,10 +144,11 @@ test_flow_status_and_fct_basis(void **state)
 	assert_int_equal(uet_meas_flow_get(m, 0, &r), 0);
 	assert_int_equal(r.status, UET_MEAS_OK);
 	assert_int_equal(r.fct_ns, 800);
-	assert_false(r.fct_by_recv);
+	assert_true(r.fct_recv_ns == UET_MEAS_NO_TIME); /* the receiver is remote */
 	assert_int_equal(uet_meas_flow_get(m, 1, &r), 0);
 	assert_int_equal(r.status, UET_MEAS_OK);
 	assert_true(r.fct_ns == UET_MEAS_NO_TIME); /* receiver alone */
+	assert_true(r.fct_recv_ns == UET_MEAS_NO_TIME);
 	assert_int_equal(uet_meas_flow_get(m, 2, &r), 0);
 	assert_int_equal(r.status, UET_MEAS_REMOTE);
 	assert_int_equal(uet_meas_flow_get(m, 3, &r), 0);
@@ -156,17 +163,22 @@ test_flow_status_and_fct_basis(void **state)
 	assert_int_equal(uet_meas_fct(m, &f), 0);
 	assert_int_equal(f.count, 1);
 	assert_int_equal(f.p999_ns, 800);
+	assert_int_equal(uet_meas_fct_recv(m, &f), 0);
+	assert_int_equal(f.count, 0);
 	/* The failed flow's completion is the last one. */
 	assert_true(uet_meas_completion_ns(m, &compl_ns));
 	assert_int_equal(compl_ns, 5000);
 	uet_meas_destroy(m);
 }
 
+/* Both ends here: the sender's FCT (acknowledged) and the receiver's (last
+ * byte arrived), each summarised apart. */
 static void
-test_fct_by_recv_when_both_local(void **state)
+test_fct_both_views_when_both_local(void **state)
 {
 	struct uet_meas_flow fl = { .src = 3, .dst = 4, .size_bytes = 1 };
 	struct uet_meas_flow_rec r;
+	struct uet_meas_fct f;
 	struct uet_meas *m = make(1, &fl, 0, 0);
 
 	(void)state;
@@ -179,8 +191,13 @@ test_fct_by_recv_when_both_local(void **state)
 	assert_int_equal(uet_meas_send_done(m, 0, START_NS + 650, 0), 0);
 	assert_int_equal(uet_meas_flow_get(m, 0, &r), 0);
 	assert_int_equal(r.status, UET_MEAS_OK);
-	assert_true(r.fct_by_recv);
-	assert_int_equal(r.fct_ns, 400);
+	assert_int_equal(r.fct_ns, 600);
+	assert_int_equal(r.fct_recv_ns, 400);
+	assert_int_equal(uet_meas_fct(m, &f), 0);
+	assert_int_equal(f.max_ns, 600);
+	assert_int_equal(uet_meas_fct_recv(m, &f), 0);
+	assert_int_equal(f.count, 1);
+	assert_int_equal(f.max_ns, 400);
 	uet_meas_destroy(m);
 }
 
@@ -643,8 +660,8 @@ test_merge(void **state)
 	assert_int_equal(uet_meas_merge(g, b), 0);
 	assert_int_equal(uet_meas_flow_get(g, 0, &r), 0);
 	assert_int_equal(r.status, UET_MEAS_OK);
-	assert_true(r.fct_by_recv); /* both ends here now: recv - submit */
-	assert_int_equal(r.fct_ns, 290);
+	assert_int_equal(r.fct_ns, 490);      /* both ends here now */
+	assert_int_equal(r.fct_recv_ns, 290);
 	assert_int_equal(uet_meas_flow_get(g, 1, &r), 0);
 	assert_int_equal(r.status, UET_MEAS_FAILED);
 	assert_int_equal(r.send_status, UET_ERR_TIMEOUT);
@@ -689,7 +706,7 @@ main(void)
 		cmocka_unit_test(test_percentile_nearest_rank),
 		cmocka_unit_test(test_fct_summary_1_to_1000),
 		cmocka_unit_test(test_flow_status_and_fct_basis),
-		cmocka_unit_test(test_fct_by_recv_when_both_local),
+		cmocka_unit_test(test_fct_both_views_when_both_local),
 		cmocka_unit_test(test_bad_input_counted),
 		cmocka_unit_test(test_timeline_bins_and_growth),
 		cmocka_unit_test(test_timeline_bound),

@@ -247,24 +247,31 @@ test_json_round_trip(void **state)
 	assert_int_equal(geti(end, "bytes_rx"), 1501000);
 	assert_int_equal(geti(end, "bytes_tx"), 2000000);
 	assert_near(getr(end, "goodput_bps"), 1501000 * 8e9 / 43500);
+	/* The senders' FCT (acknowledged, 500 ns after the last byte
+	 * arrived) and the receivers', apart. */
 	assert_int_equal(geti(end, "fct.count"), 4);
-	assert_int_equal(geti(end, "fct.min_ns"), 10000);
-	assert_int_equal(geti(end, "fct.mean_ns"), 25000);
-	assert_int_equal(geti(end, "fct.p50_ns"), 20000);
-	assert_int_equal(geti(end, "fct.p99_ns"), 40000);
-	assert_int_equal(geti(end, "fct.p999_ns"), 40000);
-	assert_int_equal(geti(end, "fct.max_ns"), 40000);
+	assert_int_equal(geti(end, "fct.min_ns"), 10500);
+	assert_int_equal(geti(end, "fct.mean_ns"), 25500);
+	assert_int_equal(geti(end, "fct.p50_ns"), 20500);
+	assert_int_equal(geti(end, "fct.p99_ns"), 40500);
+	assert_int_equal(geti(end, "fct.p999_ns"), 40500);
+	assert_int_equal(geti(end, "fct.max_ns"), 40500);
+	assert_int_equal(geti(end, "fct_recv.count"), 4);
+	assert_int_equal(geti(end, "fct_recv.min_ns"), 10000);
+	assert_int_equal(geti(end, "fct_recv.p50_ns"), 20000);
+	assert_int_equal(geti(end, "fct_recv.max_ns"), 40000);
 	assert_int_equal(geti(end, "flow_counts.ok"), 4);
 	assert_int_equal(geti(end, "flow_counts.pending"), 1);
 	assert_int_equal(geti(end, "flow_counts.remote"), 0);
 	assert_int_equal(json_array_size(json_object_get(end, "flows")), 5);
-	assert_int_equal(geti(end, "flows.2.fct_ns"), 30000);
+	assert_int_equal(geti(end, "flows.2.fct_ns"), 30500);
+	assert_int_equal(geti(end, "flows.2.fct_recv_ns"), 30000);
 	assert_int_equal(geti(end, "flows.2.submit_ns"), 2000);
 	assert_int_equal(geti(end, "flows.2.recv_done_ns"), 32000);
 	assert_int_equal(geti(end, "flows.2.step"), 1);
-	assert_string_equal(getstr(end, "flows.2.fct_basis"), "recv");
 	assert_string_equal(getstr(end, "flows.4.status"), "pending");
 	assert_true(json_is_null(jpath(end, "flows.4.fct_ns")));
+	assert_true(json_is_null(jpath(end, "flows.4.fct_recv_ns")));
 	assert_int_equal(geti(end, "timeline.bin_ns"), 100000);
 	assert_int_equal(json_array_size(json_object_get(json_object_get(end,
 		"timeline"), "rx_bytes")), 3);
@@ -281,9 +288,19 @@ test_json_round_trip(void **state)
 	assert_int_equal(geti(end, "transport.tx_retx_pkts"), 7);
 	assert_int_equal(geti(end, "transport.rto_events"), 2);
 	assert_int_equal(geti(end, "transport.lb_freezes"), 5);
-	assert_int_equal(geti(end, "transport.rx_drop_pkts"), 11);
+	/* duplicates are not discards */
+	assert_int_equal(geti(end, "transport.rx_discard_pkts"), 1);
+	assert_int_equal(geti(end, "transport.rx_dup_pkts"), 10);
 	assert_int_equal(geti(end, "transport.tx_window_waits"), 0);
-	assert_int_equal(json_object_size(json_object_get(end, "transport")), 49);
+	assert_int_equal(json_object_size(json_object_get(end, "transport")), 53);
+	/* losses: each cause apart; the network's unknown here */
+	assert_true(json_is_null(jpath(end, "losses.network_drops")));
+	assert_true(json_is_null(jpath(end, "losses.trims")));
+	assert_int_equal(geti(end, "losses.retransmissions"), 7);
+	assert_int_equal(geti(end, "losses.duplicates_discarded"), 10);
+	assert_int_equal(geti(end, "losses.other_discarded"), 1);
+	assert_int_equal(geti(end, "losses.spurious_retx"), 0);
+	assert_int_equal(geti(end, "losses.declared.nack"), 0);
 	assert_int_equal(json_array_size(json_object_get(end, "events")), 3);
 	assert_string_equal(getstr(end, "events.0.kind"), "fail-ev");
 	assert_int_equal(geti(end, "events.0.t_ns"), 120000);
@@ -370,7 +387,7 @@ test_json_stream(void **state)
 		if (n == 3) /* the partial interval, written by end */
 			assert_int_equal(geti(o, "data.bytes_rx"), 1000);
 		if (n == 4)
-			assert_int_equal(geti(o, "data.fct.p50_ns"), 20000);
+			assert_int_equal(geti(o, "data.fct.p50_ns"), 20500);
 		if (n == 5)
 			assert_string_equal(getstr(o, "data"), "bye");
 		json_decref(o);
@@ -446,7 +463,7 @@ test_csv_flows(void **state)
 	/* The remote flow 1 is not listed. */
 	assert_int_equal(count_lines(txt), 1 + 2);
 	assert_true(STARTS(txt, "id,src,dst,stream,step,size_bytes,submit_us,"
-			   "send_done_us,recv_done_us,fct_us,status,msgs_acked,"
+			   "send_done_us,recv_done_us,fct_us,fct_recv_us,status,msgs_acked,"
 			   "msgs_received\n"));
 	assert_int_equal(sscanf(line_at(txt, 1), "%u,%u,%u,%u,%u,%llu,%127s",
 				&id, &src, &dst, &stream, &step, &size, rest), 7);
@@ -455,9 +472,9 @@ test_csv_flows(void **state)
 	assert_int_equal(stream, 3);
 	assert_int_equal(step, 9);
 	assert_int_equal(size, 4096);
-	assert_string_equal(rest, "0.500,12.750,,12.250,ok,1,0");
+	assert_string_equal(rest, "0.500,12.750,,12.250,,ok,1,0");
 	/* Received before the start: a negative relative time, no FCT. */
-	assert_true(STARTS(line_at(txt, 2), "2,2,0,0,0,2,,,-0.100,,ok,0,1\n"));
+	assert_true(STARTS(line_at(txt, 2), "2,2,0,0,0,2,,,-0.100,,,ok,0,1\n"));
 	free(txt);
 	uet_meas_destroy(m);
 }
@@ -524,10 +541,11 @@ test_perftest_table(void **state)
 	assert_true(peak == 80.0);  /* 1 MB in a 100 us bin */
 	assert_true(avg == 48.21);  /* 4 x 65536 B x 8 / 43.5 us */
 	assert_true(mpps == 0.091954); /* 4 / 43.5 us */
-	assert_true(p50 == 20.0);
-	assert_true(p99 == 40.0);
-	assert_true(p999 == 40.0);
-	assert_true(max == 40.0);
+	/* the senders' FCT */
+	assert_true(p50 == 20.5);
+	assert_true(p99 == 40.5);
+	assert_true(p999 == 40.5);
+	assert_true(max == 40.5);
 	free(txt);
 	uet_meas_destroy(m);
 }
@@ -607,17 +625,30 @@ test_summary_block(void **state)
 	mem_open(&mm);
 	assert_int_equal(uet_report_summary(mm.f, m, END_NS), 0);
 	txt = mem_close(&mm);
-	assert_int_equal(count_lines(txt), 12);
+	assert_int_equal(count_lines(txt), 15);
 	assert_non_null(strstr(txt, "flows            5 local: 4 ok (262144 B), "
 				    "0 failed, 1 pending\n"));
 	assert_non_null(strstr(txt, "completion       43.500 us\n"));
-	assert_non_null(strstr(txt, "p50 20.000  p99 40.000  p99.9 40.000"));
-	assert_non_null(strstr(txt, "retransmits      7 pkts\n"));
+	/* The sender's FCT, and the receiver's, each saying which it is. */
+	assert_non_null(strstr(txt, "FCT [usec]       n 4  min 10.500  mean 25.500  "
+				    "p50 20.500  p99 40.500  p99.9 40.500  max 40.500  "
+				    "(sender: submit to fully acknowledged)\n"));
+	assert_non_null(strstr(txt, "FCT recv [usec]  n 4  min 10.000  mean 25.000  "
+				    "p50 20.000  p99 40.000  p99.9 40.000  max 40.000  "
+				    "(receiver: submit to last byte)\n"));
+	assert_non_null(strstr(txt, "retransmits      7 pkts; lost: 0 by NACK, 0 by "
+				    "reordering, 0 by probe, 0 by timeout\n"));
+	assert_non_null(strstr(txt, "spurious         0 retransmissions, 0 losses caught "
+				    "before the resend, 0 RTOs; 0 window cuts undone\n"));
 	assert_non_null(strstr(txt, "timeouts         2 RTO events\n"));
 	assert_non_null(strstr(txt, "NACKs            3 received\n"));
 	assert_non_null(strstr(txt, "probes           4 sent\n"));
 	assert_non_null(strstr(txt, "freezes          5 (thaws 6, path failures 1)\n"));
-	assert_non_null(strstr(txt, "drops            11 pkts"));
+	/* Duplicates apart from other discards; the network is not seen. */
+	assert_non_null(strstr(txt, "network          drops and trims not visible here"));
+	assert_non_null(strstr(txt, "receivers        10 duplicates discarded, 1 other packets "
+				    "discarded"));
+	assert_non_null(strstr(txt, "events           3 on the timeline\n"));
 	assert_non_null(strstr(txt, "verify           4 checked, 1 bad\n"));
 	free(txt);
 	uet_meas_destroy(m);

