@@ -123,7 +123,8 @@ struct uet_lb_bitmap_cfg {
 	uint8_t timeout_penalty;  /* 15 (also for inferred losses) */
 	uint8_t max_penalty;      /* 15 */
 	uint8_t stop_skip_pct;    /* stop skipping while more than this percent
-				   * of the EVs carry a penalty; 75 */
+				   * of the EVs carry a penalty (each use still
+				   * costs an EV a point of it); 75 */
 };
 extern const struct uet_lb_ops uet_lb_bitmap;
 

@@ -7,8 +7,13 @@
  * penalised EVs, decrementing only the first one it skips per packet.
  * Unlike htsim, timeouts land on the EV that was actually used (the
  * transport remembers it per PSN), and the walk stops skipping while most
- * EVs carry a penalty, so an all-congested fabric degenerates to plain
- * spraying instead of burning penalties.
+ * EVs carry a penalty (UET's path-aware spraying: "if most paths are
+ * congested, stop skipping"), so an all-congested fabric degenerates to
+ * plain spraying instead of burning every packet's walk on penalties. The
+ * penalties still recover meanwhile: each use of a penalised EV costs it a
+ * point, as each skip does, so the walk decays them at htsim's pace (one
+ * point a packet) and skipping resumes once no more than stop_skip_pct of
+ * the EVs are penalised.
  */
 #include "uet/err.h"
 #include "uet/lb.h"
@@ -108,8 +113,15 @@ bitmap_next_ev(void *stp, struct uet_lb_send_ctx *c)
 		}
 		v = (st->ctr++ ^ st->xor_mask) & mask;
 		pv = pen_get(st, v);
-		if (!skip || pv == 0)
+		if (pv == 0)
 			break;
+		if (!skip) {
+			/* Used despite its penalty: it decays all the same. */
+			pen_set(st, v, (uint8_t)(pv - 1));
+			if (pv == 1)
+				st->npen--;
+			break;
+		}
 		if (!decremented) {
 			pen_set(st, v, (uint8_t)(pv - 1));
 			if (pv == 1)

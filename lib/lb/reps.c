@@ -21,7 +21,10 @@
  * 5. The freeze exit is checked on every ACK, before the ECN test (as the
  *    artifact), so a frozen PDC whose ACKs are all marked still thaws.
  * 6. Idle: after the transport reports idle_ns without sending, the ring is
- *    cleared (cached paths may have changed).
+ *    cleared (cached paths may have changed). Not while frozen: the frozen
+ *    ring is the only set of paths REPS trusts, and an empty one would
+ *    send every packet to a random EV, into the failure it froze for; its
+ *    entries are only marked invalid (frozen REPS recycles them anyway).
  * 7. NACKed, lost and timed-out EVs are never cached; retransmissions take
  *    their EV from the same rule as new packets.
  * Variant for coalesced ACKs: reuse = n makes each cached EV serve n
@@ -167,8 +170,15 @@ reps_feedback(void *stp, const struct uet_lb_feedback *fb)
 		return events;
 	case UET_LB_FB_IDLE:
 		idle = cfg != NULL && cfg->idle_ns ? cfg->idle_ns : 4 * fb->base_rtt_ns;
-		if (fb->idle_ns > idle)
+		if (fb->idle_ns <= idle)
+			return events;
+		if (st->frozen) {
+			st->valid = 0;
+			st->nvalid = 0;
+			st->uses = 0;
+		} else {
 			reps_clear(st);
+		}
 		return events;
 	default:
 		/* ECN-marked, trimmed, lost or timed-out EVs are not cached. */

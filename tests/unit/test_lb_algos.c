@@ -272,6 +272,35 @@ test_reps_idle_clears_cache(void **state)
 	assert_no_hidden_draws(&t);
 }
 
+/* A frozen PDC that goes idle keeps its frozen set: an empty ring would
+ * send every packet to a random EV, into the failure it froze for (the
+ * 10%-dead-uplink runs lost flows to this). */
+static void
+test_reps_frozen_idle_keeps_its_paths(void **state)
+{
+	struct lbt t;
+	int i;
+
+	(void)state;
+	lbt_init(&t, &uet_lb_reps, 1000, 256, NULL, 18);
+	ack(&t, 1300, false);
+	ack(&t, 1301, false);
+	ack(&t, 1302, false);
+	assert_int_equal(fb(&t, UET_LB_FB_FAILURE, 0), UET_LB_EV_FREEZE);
+	fb_full(&t, UET_LB_FB_IDLE, 0, false, 100 * BASE_RTT_NS);
+	assert_true(frozen(&t));
+	for (i = 0; i < 30; i++) {
+		uint16_t ev = send(&t);
+
+		assert_true(ev >= 1300 && ev <= 1302);
+	}
+	/* The thaw's exploration then finds the paths again. */
+	t.now_ns += 2000000;
+	assert_int_equal(ack(&t, 1303, true), UET_LB_EV_THAW);
+	assert_false(frozen(&t));
+	assert_no_hidden_draws(&t);
+}
+
 static void
 test_reps_reuse_variant(void **state)
 {
@@ -416,25 +445,46 @@ test_bitmap_nack_and_timeout_penalties(void **state)
 	bitmap_sits_out(UET_LB_FB_NACK, 3, 12);
 }
 
+/* Most EVs penalised (a congested or failing fabric): plain spraying, and
+ * the penalties recover as the walk uses them, so skipping comes back. */
 static void
 test_bitmap_stops_skipping_when_most_penalised(void **state)
 {
 	struct uet_lb_bitmap_cfg cfg = { .evs = 16 };
 	struct lbt t;
-	int i, seen[16] = { 0 };
+	int i, round, seen[16] = { 0 };
 
 	(void)state;
 	lbt_init(&t, &uet_lb_bitmap, 500, 16, &cfg, 23);
 	for (i = 0; i < 16; i++)
 		send(&t);
 	/* 13 of 16 (81 % > 75 %) carry the max penalty: plain spraying, every
-	 * EV once per round, and nothing is decremented. */
+	 * EV once per round; each use costs its EV one point. */
 	for (i = 0; i < 13; i++)
 		fb(&t, UET_LB_FB_TIMEOUT, (uint16_t)(500 + i));
-	for (i = 0; i < 32; i++)
-		seen[send(&t) - 500]++;
+	for (round = 0; round < 14; round++) {
+		memset(seen, 0, sizeof(seen));
+		for (i = 0; i < 16; i++)
+			seen[send(&t) - 500]++;
+		for (i = 0; i < 16; i++)
+			assert_int_equal(seen[i], 1);
+	}
+	/* In the 15th round the last points go (skipping resumes as they do,
+	 * for what is left of that round). Then every penalty is spent, and
+	 * skipping works again: a NACK sits its EV out for 4 visits. */
 	for (i = 0; i < 16; i++)
-		assert_int_equal(seen[i], 2);
+		send(&t);
+	for (i = 0; i < 16; i++)
+		send(&t);
+	fb(&t, UET_LB_FB_NACK, 503);
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < 4 * 15; i++)
+		seen[send(&t) - 500]++;
+	assert_int_equal(seen[3], 0);
+	for (i = 0; i < 16; i++)
+		if (i != 3)
+			assert_true(seen[i] >= 3);
+	memset(seen, 0, sizeof(seen));
 	/* Clear one to 12 of 16 (75 %): skipping resumes. 500..511 would be
 	 * skipped for 15 visits each, so a round is mostly 512..515. */
 	memset(seen, 0, sizeof(seen));
@@ -625,6 +675,7 @@ main(void)
 		cmocka_unit_test(test_reps_freezing_entry_recycle_exit_explore),
 		cmocka_unit_test(test_reps_frozen_partial_and_empty_ring),
 		cmocka_unit_test(test_reps_idle_clears_cache),
+		cmocka_unit_test(test_reps_frozen_idle_keeps_its_paths),
 		cmocka_unit_test(test_reps_reuse_variant),
 		cmocka_unit_test(test_reps_reset_exploration_and_config),
 		cmocka_unit_test(test_bitmap_walk_skip_and_decrement),
