@@ -145,10 +145,14 @@ struct pdc_tx {
 	uint8_t fail_held;         /* a path-failure report waits for a confirmed
 				    * loss */
 	uint8_t rto_undo;          /* the last RTO's verdict is pending */
+	uint8_t rto_late;          /* ... proven spurious by a duplicate: the
+				    * original's own ACK will tell how late */
 	uint16_t n_held;           /* PSNs with TXF_HELD */
 	uint32_t rto_psn;          /* the PSN the last RTO fired for */
 	uint64_t rto_first_sent_ns; /* its send time before the RTO */
 	uint64_t rto_age_ns;       /* how long it had waited when the RTO fired */
+	uint64_t rto_learned_ns;   /* RTO floor learned from spurious RTOs, */
+	uint64_t rto_learned_at;   /* ... halving every UET_RTO_LEARN_HALF_NS */
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns;
 	uint64_t rto_deadline, probe_deadline, idle_deadline;
 	uint32_t rto_backoff;

@@ -73,6 +73,27 @@ probes_on(const struct uet_ep *ep)
 	return adaptive(ep) && ep->cfg.probe_rtts != 0;
 }
 
+/* How long a floor learned from a spurious RTO takes to halve. Long next
+ * to RTTs: the delays it learned (a poller descheduled for a scheduler
+ * slice, an ACK path's burst of queueing) recur, and each spurious RTO
+ * costs a window cut and resends; short next to a run, so that a floor
+ * learned from a one-off forgets it. */
+#define RTO_LEARN_HALF_NS 4000000000ULL
+
+/* The learned floor as of the PDC's latest transmission or ACK (tx_rto
+ * has no clock of its own). */
+static uint64_t
+rto_learned(const struct pdc *p)
+{
+	uint64_t halves, t = p->tx.last_ack_ns > p->tx.last_tx_ns ? p->tx.last_ack_ns
+								  : p->tx.last_tx_ns;
+
+	if (p->tx.rto_learned_ns == 0)
+		return 0;
+	halves = t > p->tx.rto_learned_at ? (t - p->tx.rto_learned_at) / RTO_LEARN_HALF_NS : 0;
+	return halves >= 63 ? 0 : p->tx.rto_learned_ns >> halves;
+}
+
 uint64_t
 tx_rto(const struct uet_ep *ep, const struct pdc *p)
 {
@@ -90,6 +111,9 @@ tx_rto(const struct uet_ep *ep, const struct pdc *p)
 	} else {
 		r = ep->rto_min_ns;
 	}
+	/* A timer proved too short keeps the round trip that beat it. */
+	if (adaptive(ep) && ep->cfg.rto_ns == 0 && r < rto_learned(p))
+		r = rto_learned(p);
 	if (r > ep->rto_max_ns)
 		r = ep->rto_max_ns;
 	if (p->tx.rto_backoff > 0) {
@@ -604,6 +628,25 @@ loss_episode_end(struct uet_ep *ep, struct pdc *p, uint64_t now)
 	p->tx.undo_spur = p->tx.undo_real = p->tx.undo_cc = 0;
 }
 
+/* A round trip that beat the timer (Eifel, RFC 4015): into the estimate,
+ * and, since the smoothed estimate forgets it within a few dozen samples,
+ * long before such a delay recurs, twice it as a floor that fades over
+ * seconds. */
+static void
+rto_learn(struct uet_ep *ep, struct pdc *p, uint64_t rtt, uint64_t now)
+{
+	uint64_t floor = rto_learned(p);
+
+	if (p->tx.srtt_ns < rtt)
+		p->tx.srtt_ns = rtt;
+	if (p->tx.rttvar_ns < rtt / 2)
+		p->tx.rttvar_ns = rtt / 2;
+	if (floor < 2 * rtt)
+		floor = 2 * rtt;
+	p->tx.rto_learned_ns = floor > ep->rto_max_ns ? ep->rto_max_ns : floor;
+	p->tx.rto_learned_at = now;
+}
+
 /* The RTO p->tx.rto_psn fired for was spurious: its packet was delivered
  * by the copy the timer gave up on. Undo the timer's effects (RFC 4015's
  * response): the backoff step, the retry, the losses it declared that
@@ -620,17 +663,12 @@ rto_spurious(struct uet_ep *ep, struct pdc *p, bool rtt_known, uint64_t now)
 	if (p->tx.rto_fails > 0)
 		p->tx.rto_fails--;
 	/* The original's round trip: measured when its own ACK decided it,
-	 * else at least what it had waited when the timer gave up on it. */
-	{
-		uint64_t rtt = rtt_known && now > p->tx.rto_first_sent_ns
-				       ? now - p->tx.rto_first_sent_ns
-				       : p->tx.rto_age_ns;
-
-		if (p->tx.srtt_ns < rtt)
-			p->tx.srtt_ns = rtt;
-		if (p->tx.rttvar_ns < rtt / 2)
-			p->tx.rttvar_ns = rtt / 2;
-	}
+	 * else at least what it had waited when the timer gave up on it (and
+	 * its own ACK, when it comes, says more). */
+	rto_learn(ep, p, rtt_known && now > p->tx.rto_first_sent_ns
+				 ? now - p->tx.rto_first_sent_ns
+				 : p->tx.rto_age_ns, now);
+	p->tx.rto_late = !rtt_known;
 	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
 		struct tx_ent *e = ent_of(ep, p, psn);
 
@@ -1301,6 +1339,13 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 		if (!known || ent_of(ep, p, ack_psn)->tx_count > 1)
 			ep->st.spurious_retx++;
 	}
+	/* The late original of a spurious RTO's packet: how late it was (its
+	 * record may be gone, the PDC idle: the RTO's own notes suffice). */
+	if (p->tx.rto_late && !probe && !retx_echo && ack_psn == p->tx.rto_psn) {
+		p->tx.rto_late = 0;
+		if (now > p->tx.rto_first_sent_ns)
+			rto_learn(ep, p, now - p->tx.rto_first_sent_ns, now);
+	}
 	if (p->tx.ent == NULL) {
 		/* Nothing outstanding: a late duplicate. */
 		ep->st.rx_stale++;
@@ -1567,6 +1612,7 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		 * if its original copy turns out to have arrived, the timer
 		 * was too short, and what it did is undone. */
 		p->tx.rto_undo = 1;
+		p->tx.rto_late = 0;
 		p->tx.rto_psn = first;
 		p->tx.rto_first_sent_ns = oldest;
 		p->tx.rto_age_ns = now - oldest;

@@ -387,6 +387,61 @@ test_spurious_rto_undone(void **state)
 	duo_fini(&d);
 }
 
+static uint64_t late_from, late_to;
+
+/* ACKs sent in [late_from, late_to) arrive 60 us late. */
+static bool
+late_window_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	if (!a_to_b && d->now >= late_from && d->now < late_to)
+		p->deliver_ns += 60000;
+	return true;
+}
+
+static uint64_t
+late_acks_at(struct duo *d, uint64_t at_ns, uint64_t tag)
+{
+	uint64_t rto_before = st(&d->a)->rto_events;
+
+	d->now = at_ns;
+	late_from = at_ns;
+	late_to = at_ns + 5000;
+	assert_int_equal(duo_send(d, &d->a, tag, 4 * 4096, 0), 0);
+	assert_true(duo_run(d, at_ns + 10000000));
+	assert_true(duo_msg_exact(&d->b, tag, 4 * 4096));
+	return st(&d->a)->rto_events - rto_before;
+}
+
+/* ACKs 60 us late (a descheduled poller, say) fire a spurious RTO. The
+ * same lateness again soon finds a timer that learned it (a floor of twice
+ * the late round trip); seconds later the floor has faded, and the
+ * lateness fires a (spurious, undone) RTO again. */
+static void
+test_rto_learns_late_round_trips(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.probe_rtts = 0;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = late_window_filter;
+	assert_int_equal(late_acks_at(&d, 0, 8), 1);
+	assert_int_equal(st(&d.a)->spurious_rto, 1);
+	assert_int_equal(late_acks_at(&d, 200000, 9), 0);
+	assert_int_equal(late_acks_at(&d, 500000, 10), 0);
+	/* 40 s on, the floor has halved ten times over, and a transfer at
+	 * the usual speed has brought the RTT estimate back down. */
+	d.now = 40000000000ULL;
+	late_from = late_to = 0;
+	assert_int_equal(duo_send(&d, &d.a, 12, 2000 * 4096, 0), 0);
+	assert_true(duo_run(&d, d.now + 10000000));
+	assert_int_equal(late_acks_at(&d, d.now + 100000, 11), 1);
+	assert_int_equal(st(&d.a)->spurious_rto, 2);
+	duo_fini(&d);
+}
+
 static bool
 drop_one_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 {
@@ -476,6 +531,7 @@ main(void)
 		cmocka_unit_test(test_spurious_retx_proven_and_undone),
 		cmocka_unit_test(test_real_loss_confirmed),
 		cmocka_unit_test(test_spurious_rto_undone),
+		cmocka_unit_test(test_rto_learns_late_round_trips),
 		cmocka_unit_test(test_nack_rto_mode),
 		cmocka_unit_test(test_dup_flag),
 	};
