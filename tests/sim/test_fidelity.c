@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The UEC reference simulator's validation scenario (tools/sim/
+ * htsim_compare.py runs it at 1024 hosts) at CI size: a 3-tier k = 8 fat
+ * tree of 128 hosts, 100 Gb/s, 1 us links, trimming, one-BDP queues, NSCC,
+ * 128 EVs, a 2 MB permutation; healthy and with the reference's -failed 8
+ * (the core-to-aggregation direction of aggregation switches 0 and 1's
+ * uplinks at a quarter of their rate, buffer and ECN thresholds).
+ *
+ * On a trimming fabric nothing is lost silently: congestion becomes NACKs.
+ * So the loss detection must not fire: no RTO at all, spurious
+ * retransmissions at most 5% of them; and on the degraded fabric the
+ * path-aware load balancers finish before OPS.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "simrun/simrun.h"
+
+#define MAX_ARGS 48
+
+struct outcome {
+	uint64_t fct_max_ns, ok, flows;
+	uint64_t retx, nack_retx, nack_deferred, rto, spurious_retx, spurious_rto, dups, trims;
+};
+
+/* Run uet-sim on the scenario with these extra arguments (NULL-ended). */
+static void
+simulate(struct outcome *out, ...)
+{
+	static const char *const base[] = {
+		"uet-sim", "--nodes", "128", "--tiers", "3", "--link-gbps", "100",
+		"--link-latency-ns", "1000", "--switch-latency-ns", "0", "--trim", "--ev-count",
+		"128", "--cc", "nscc", "--pattern", "permutation", "--size", "2000000", "--iters",
+		"1",
+	};
+	struct uet_perf_opts *o = calloc(1, sizeof(*o));
+	char *argv[MAX_ARGS], err[512], line[1024] = "";
+	const struct uet_ep_stats *st;
+	struct uet_simrun_result r;
+	struct uet_meas_fct fct;
+	struct uet_meas_net net;
+	int argc = 0;
+	size_t i;
+	va_list ap;
+
+	assert_non_null(o);
+	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		argv[argc++] = (char *)base[i];
+	va_start(ap, out);
+	while ((argv[argc] = va_arg(ap, char *)) != NULL) {
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " %s", argv[argc]);
+		argc++;
+		assert_true(argc < MAX_ARGS);
+	}
+	va_end(ap);
+	uet_conf_set_app(UET_CONF_APP_SIM);
+	if (uet_perf_opts_parse(o, argc, argv, err, sizeof(err)) != UET_CONF_OK)
+		fail_msg("%s: %s", line, err);
+	if (uet_simrun(o, o->size_bytes, NULL, NULL, &r) != 0)
+		fail_msg("%s: %s", line, r.error);
+	memset(out, 0, sizeof(*out));
+	assert_int_equal(uet_meas_fct(r.meas, &fct), 0);
+	out->fct_max_ns = fct.max_ns;
+	out->ok = fct.count;
+	out->flows = uet_meas_config(r.meas)->n_flows;
+	st = uet_meas_ep_stats(r.meas);
+	out->retx = st->tx_retx_pkts;
+	out->nack_retx = st->nack_retx;
+	out->nack_deferred = st->nack_deferred;
+	out->rto = st->rto_events;
+	out->spurious_retx = st->spurious_retx;
+	out->spurious_rto = st->spurious_rto;
+	out->dups = st->rx_dup_pkts;
+	assert_true(uet_meas_net(r.meas, &net));
+	out->trims = net.trims;
+	printf("# %s: max FCT %.1f us, retransmissions %llu (NACK %llu, spurious %llu), "
+	       "RTOs %llu, trims %llu, duplicates %llu\n", line, out->fct_max_ns / 1e3,
+	       (unsigned long long)out->retx, (unsigned long long)out->nack_retx,
+	       (unsigned long long)out->spurious_retx, (unsigned long long)out->rto,
+	       (unsigned long long)out->trims, (unsigned long long)out->dups);
+	fflush(stdout);
+	uet_simrun_result_free(&r);
+	uet_conf_set_app(UET_CONF_APP_PERF);
+	free(o);
+}
+
+static void
+clean_recovery(const struct outcome *o)
+{
+	assert_int_equal(o->ok, o->flows);
+	/* Nothing is lost silently on a trimming fabric: no timer fires but
+	 * for a PSN trimmed more often than its immediate resends allow
+	 * (max_nack_retx, UET's MAX_NACK_RETX_CNT), and at most 5% of the
+	 * resends were not needed. */
+	assert_true(o->rto <= o->nack_deferred);
+	assert_int_equal(o->spurious_rto, 0);
+	assert_true(o->spurious_retx * 20 <= o->retx);
+	/* What the receivers discarded as duplicates is what was resent for
+	 * nothing (the fabric makes no copies). */
+	assert_int_equal(o->dups, o->spurious_retx);
+}
+
+/* OPS sprays into every queue of a loaded fabric: trims and NACKs, each
+ * resend a needed one. */
+static void
+test_healthy_trimming_fabric_ops(void **state)
+{
+	struct outcome ops;
+
+	(void)state;
+	simulate(&ops, "--lb", "ops", "--ops-permute", NULL);
+	clean_recovery(&ops);
+	assert_int_equal(ops.rto, 0);
+	assert_true(ops.nack_retx > 0);
+	assert_int_equal(ops.nack_retx, ops.retx);
+}
+
+/* The degraded core links: the reference's load-balancer ordering, OPS
+ * slowest, and no loss taken for another. */
+static void
+test_degraded_fabric(void **state)
+{
+	struct outcome ops, ops_healthy, bitmap, reps;
+
+	(void)state;
+	simulate(&ops_healthy, "--lb", "ops", "--ops-permute", NULL);
+	simulate(&ops, "--lb", "ops", "--ops-permute", "--failure", "htsim-failed:0:8", NULL);
+	simulate(&bitmap, "--lb", "bitmap", "--failure", "htsim-failed:0:8", NULL);
+	simulate(&reps, "--lb", "reps", "--ack-every", "0", "--failure", "htsim-failed:0:8",
+		 NULL);
+	clean_recovery(&ops);
+	clean_recovery(&bitmap);
+	clean_recovery(&reps);
+	/* The slow links cost OPS (it sprays an equal share into them), and
+	 * much less to the load balancers that see them. */
+	assert_true(ops.fct_max_ns * 10 > ops_healthy.fct_max_ns * 11);
+	assert_true(bitmap.fct_max_ns < ops.fct_max_ns);
+	assert_true(reps.fct_max_ns < ops.fct_max_ns);
+	assert_true(ops.trims > bitmap.trims);
+	assert_true(ops.trims > reps.trims);
+}
+
+/* The reference's loss detection on the same fabric: NACKs only, so the
+ * same clean record. */
+static void
+test_nack_rto_mode(void **state)
+{
+	struct outcome o;
+
+	(void)state;
+	simulate(&o, "--lb", "ops", "--ops-permute", "--loss-detect", "nack-rto", NULL);
+	clean_recovery(&o);
+	assert_int_equal(o.nack_retx, o.retx);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_healthy_trimming_fabric_ops),
+		cmocka_unit_test(test_degraded_fabric),
+		cmocka_unit_test(test_nack_rto_mode),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
