@@ -44,7 +44,7 @@ SEED=8
 SIZE=256K
 BASE_RTT_NS=80000
 LINK_GBPS=2
-RTO_MIN_NS=5000000
+RTO_MIN_NS=0
 MAX_RTO_RETX=40
 ACK_EVERY=0
 NAME=""
@@ -81,8 +81,9 @@ load balancer while one leaf-spine link fails, and compares them.
   --link-gbps G           uet-perf --link-gbps (default $LINK_GBPS: with the base RTT
                           a window of at most 1.5 x 2 Gb/s x 80 us = 7 packets,
                           about what this box carries per flow; doc/testbed.md)
-  --rto-min-ns NS         uet-perf --rto-min-ns (default $RTO_MIN_NS: above the
-                          few-ms scheduling stalls of a shared core)
+  --rto-min-ns NS         uet-perf --rto-min-ns (default $RTO_MIN_NS: uet-perf's own,
+                          4 base RTTs; a stall that fires a spurious RTO
+                          is undone and raises the floor it learns)
   --max-rto-retx N        uet-perf --max-rto-retx (default $MAX_RTO_RETX: a PDC gives up
                           after N recovery episodes without progress; the
                           transport's 12, ~110 ms here, is shorter than the
@@ -263,7 +264,8 @@ snmp() { # FILE: the ICMP and IpExt lines of /proc/net/snmp and netstat of
 EAL=(--no-huge --no-shconf --no-pci -m 1024 -l 0 --log-level=error "${EAL_VDEV[@]}")
 APP=("${APP_EP[@]}" --pattern permutation -D "$DURATION" --size "$SIZE" --seed "$SEED"
 	--ack-every "$ACK_EVERY" --base-rtt-ns "$BASE_RTT_NS" --link-gbps "$LINK_GBPS"
-	--rto-min-ns "$RTO_MIN_NS" --max-rto-retx "$MAX_RTO_RETX" --bin-us 1000 -i 1 --stall-timeout 5)
+	--max-rto-retx "$MAX_RTO_RETX" --bin-us 1000 -i 1 --stall-timeout 5)
+[ "$RTO_MIN_NS" = 0 ] || APP+=(--rto-min-ns "$RTO_MIN_NS")
 
 run_one() {
 	local lb=$1 anchor=$OUT/$1.anchor rc t0

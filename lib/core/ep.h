@@ -51,7 +51,9 @@ enum pdc_state {
 #define TXF_HELD 0x10  /* declared lost without a NACK (reordering, probe,
 			* RTO): the verdict is pending, and so is the load
 			* balancer's feedback about lost_ev */
-#define TXF_HELD_RTO 0x20 /* ... by the retransmission timer */
+#define TXF_HELD_RTO 0x20 /* ... by the retransmission timer; without
+			   * TXF_HELD, a suspect: aged like the packet an RTO
+			   * fired for, in flight until that one's verdict */
 #define TXF_PASSED 0x40 /* reported missing by an ACK that delivered a
 			 * later packet sent on the same EV */
 #define TXF_BEHIND 0x80 /* ... a later packet sent on any EV */
@@ -134,6 +136,8 @@ struct pdc_tx {
 				    * reordering window */
 	uint64_t reo_deadline;     /* reordering timer: a passed packet's window
 				    * runs out */
+	uint64_t suspect_deadline; /* an RTO's suspects go if its verdict has
+				    * not come by then */
 	uint16_t last_ooo;         /* receiver's OOO count in the latest ACK */
 	uint8_t reo_mult;          /* reordering window in min RTT / 4 units */
 	uint8_t reo_persist;       /* recoveries left before reo_mult decays */

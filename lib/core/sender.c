@@ -305,6 +305,7 @@ tx_release(struct uet_ep *ep, struct pdc *p)
 	}
 	p->tx.rto_undo = 0;
 	p->tx.reo_deadline = 0;
+	p->tx.suspect_deadline = 0;
 	ep->txw_free[ep->n_txw_free++] = p->tx.win_idx;
 	p->tx.ent = NULL;
 	p->tx.rtxq = NULL;
@@ -564,7 +565,17 @@ mark_lost(const struct uet_ep *ep, struct pdc *p, uint32_t psn)
 	return true;
 }
 
+/* Send order: by time, and by PSN among packets written at the same
+ * time (one burst of an I/O loop shares its clock reading). */
+static inline bool
+sent_before(uint64_t a_ns, uint32_t a_psn, uint64_t b_ns, uint32_t b_psn)
+{
+	return a_ns < b_ns || (a_ns == b_ns && psn_lt(a_psn, b_psn));
+}
+
 /* --- losses found without a NACK, and their verdicts --- */
+
+static void release_suspects(struct uet_ep *ep, struct pdc *p, uint64_t now);
 
 enum verdict { V_UNKNOWN = 0, V_CONFIRMED, V_SPURIOUS };
 
@@ -657,6 +668,7 @@ rto_spurious(struct uet_ep *ep, struct pdc *p, bool rtt_known, uint64_t now)
 	uint32_t psn;
 
 	p->tx.rto_undo = 0;
+	p->tx.suspect_deadline = 0;
 	ep->st.spurious_rto++;
 	if (p->tx.rto_backoff > 0)
 		p->tx.rto_backoff--;
@@ -672,6 +684,11 @@ rto_spurious(struct uet_ep *ep, struct pdc *p, bool rtt_known, uint64_t now)
 	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
 		struct tx_ent *e = ent_of(ep, p, psn);
 
+		/* A suspect is cleared; it never left the flight. */
+		if ((e->flags & (TXF_HELD_RTO | TXF_HELD)) == TXF_HELD_RTO) {
+			e->flags &= (uint8_t)~TXF_HELD_RTO;
+			continue;
+		}
 		if ((e->flags & (TXF_LOST | TXF_HELD_RTO | TXF_ACKED)) !=
 		    (TXF_LOST | TXF_HELD_RTO))
 			continue;
@@ -712,8 +729,10 @@ judge(struct uet_ep *ep, struct pdc *p, uint32_t psn, enum verdict v, bool rtt_k
 			ep->st.path_failures++;
 			lb_feedback(ep, p, UET_LB_FB_FAILURE, 0, false, false, 0, now);
 		}
-		if (by_rto && p->tx.rto_undo && psn == p->tx.rto_psn)
+		if (by_rto && p->tx.rto_undo && psn == p->tx.rto_psn) {
 			p->tx.rto_undo = 0;
+			release_suspects(ep, p, now);
+		}
 	} else if (v == V_SPURIOUS) {
 		p->tx.undo_spur = 1;
 		/* A resend is counted when the receiver reports it as a
@@ -746,9 +765,29 @@ declare_lost(struct uet_ep *ep, struct pdc *p, uint32_t psn, enum uet_lb_fb_kind
 	if (e->flags & TXF_HELD)
 		judge(ep, p, psn, V_CONFIRMED, false, now);
 	mark_lost(ep, p, psn);
-	e->flags |= (uint8_t)(TXF_HELD | (kind == UET_LB_FB_TIMEOUT ? TXF_HELD_RTO : 0));
+	e->flags = (uint8_t)((e->flags & ~TXF_HELD_RTO) | TXF_HELD |
+			     (kind == UET_LB_FB_TIMEOUT ? TXF_HELD_RTO : 0));
 	e->lost_ev = e->ev;
 	p->tx.n_held++;
+}
+
+/* The RTO's own packet was lost for real: its suspects (aged as long,
+ * TXF_HELD_RTO without TXF_HELD) are declared lost too. */
+static void
+release_suspects(struct uet_ep *ep, struct pdc *p, uint64_t now)
+{
+	uint32_t psn;
+
+	p->tx.suspect_deadline = 0;
+	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
+		struct tx_ent *e = ent_of(ep, p, psn);
+
+		if ((e->flags & (TXF_HELD_RTO | TXF_HELD | TXF_ACKED | TXF_LOST)) != TXF_HELD_RTO)
+			continue;
+		declare_lost(ep, p, psn, UET_LB_FB_TIMEOUT, now);
+		ep->st.rto_lost_pkts++;
+	}
+	ep_rdy_kick(ep, p);
 }
 
 bool
@@ -1007,13 +1046,6 @@ tx_write_probe(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size
 
 /* --- receive: ACK, SACK, NACK --- */
 
-/* Send order: by time, and by PSN among packets written at the same
- * time (one burst of an I/O loop shares its clock reading). */
-static inline bool
-sent_before(uint64_t a_ns, uint32_t a_psn, uint64_t b_ns, uint32_t b_psn)
-{
-	return a_ns < b_ns || (a_ns == b_ns && psn_lt(a_psn, b_psn));
-}
 
 struct ack_ctx {
 	uint32_t acked_bytes;
@@ -1041,6 +1073,8 @@ ack_one(struct uet_ep *ep, struct pdc *p, uint32_t psn, struct ack_ctx *ac, uint
 		p->tx.inflight_pkts--;
 	}
 	e->flags = (uint8_t)((e->flags | TXF_ACKED) & ~TXF_LOST);
+	if (!(e->flags & TXF_HELD))
+		e->flags &= (uint8_t)~TXF_HELD_RTO; /* a suspect, delivered */
 	p->tx.acked_pkts++;
 	ac->acked_bytes += ent_bytes(e);
 	/* RACK's clock: only first transmissions say when the path delivered
@@ -1236,6 +1270,7 @@ tx_after_progress(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		p->tx.rto_deadline = 0;
 		p->tx.probe_deadline = 0;
 		p->tx.reo_deadline = 0;
+		p->tx.suspect_deadline = 0;
 		p->tx.probe_out = 0;
 	}
 	if (tx_quiescent(p)) {
@@ -1586,31 +1621,54 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 {
 	uint64_t rto = tx_rto(ep, p), earliest = UINT64_MAX, age = rto - rto / 4;
 	uint64_t oldest = UINT64_MAX;
-	uint32_t psn, nlost = 0, lost_bytes = 0, first = 0;
+	uint32_t psn, naged = 0, aged_bytes = 0, first = 0;
+	struct tx_ent *e;
 
 	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
-		struct tx_ent *e = ent_of(ep, p, psn);
-
+		e = ent_of(ep, p, psn);
 		if (e->flags & (TXF_ACKED | TXF_LOST))
 			continue;
 		if (e->sent_ns + age <= now) {
-			if (e->sent_ns < oldest) {
+			if (naged == 0 || sent_before(e->sent_ns, psn, oldest, first)) {
 				oldest = e->sent_ns;
 				first = psn;
 			}
-			lost_bytes += ent_bytes(e);
-			declare_lost(ep, p, psn, UET_LB_FB_TIMEOUT, now);
-			nlost++;
+			aged_bytes += ent_bytes(e);
+			naged++;
 		} else if (e->sent_ns < earliest) {
 			earliest = e->sent_ns;
 		}
 	}
-	if (nlost > 0) {
+	if (naged > 0) {
+		/* F-RTO (RFC 5682), asked of the packet the timer fired for:
+		 * only it is resent; the rest of the flight that waited as
+		 * long stays in flight as suspects until its verdict. Lost,
+		 * they follow (one round trip later); delivered by the
+		 * original, the timer was too short, and what it did is
+		 * undone, at the cost of one resend, not a window's. */
+		declare_lost(ep, p, first, UET_LB_FB_TIMEOUT, now);
+		ep->st.rto_lost_pkts++;
+		for (psn = p->tx.snd_una; naged > 1 && psn != p->tx.snd_nxt; psn++) {
+			e = ent_of(ep, p, psn);
+			if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns + age > now)
+				continue;
+			if (e->flags & TXF_HELD) {
+				/* Declared before, resent, and that copy waited
+				 * a timeout too: the loss stands (confirmed by
+				 * silence) and it goes again. */
+				declare_lost(ep, p, psn, UET_LB_FB_TIMEOUT, now);
+				ep->st.rto_lost_pkts++;
+			} else {
+				e->flags |= TXF_HELD_RTO;
+				/* The verdict is the resend's ACK, a round
+				 * trip away; a resend lost too (a dead path)
+				 * must not hold the rest for a whole timeout. */
+				p->tx.suspect_deadline = now + 2 * (p->tx.srtt_ns > base_rtt_est(ep, p)
+									   ? p->tx.srtt_ns
+									   : base_rtt_est(ep, p));
+			}
+		}
 		ep->st.rto_events++;
-		ep->st.rto_lost_pkts += nlost;
-		/* F-RTO's question, asked of the packet the timer fired for:
-		 * if its original copy turns out to have arrived, the timer
-		 * was too short, and what it did is undone. */
 		p->tx.rto_undo = 1;
 		p->tx.rto_late = 0;
 		p->tx.rto_psn = first;
@@ -1619,14 +1677,18 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		classify_loss(ep, p);
 		p->tx.rto_fails++;
 		p->tx.rto_backoff++;
-		cc_loss(ep, p, UET_CC_LOSS_TIMEOUT, lost_bytes, now);
+		cc_loss(ep, p, UET_CC_LOSS_TIMEOUT, aged_bytes, now);
 		if (p->tx.rto_fails > ep->cfg.max_rto_retx) {
 			tx_fail(ep, p, UET_ERR_TIMEOUT, now);
 			return;
 		}
 	}
-	/* Re-armed lazily: retransmissions re-arm it when it is 0. */
-	p->tx.rto_deadline = earliest == UINT64_MAX ? 0 : earliest + tx_rto(ep, p);
+	/* Suspects wait one (backed off) timeout more; otherwise the timer is
+	 * re-armed lazily: retransmissions re-arm it when it is 0. */
+	if (naged > 1)
+		p->tx.rto_deadline = now + tx_rto(ep, p);
+	else
+		p->tx.rto_deadline = earliest == UINT64_MAX ? 0 : earliest + tx_rto(ep, p);
 	ep_rdy_kick(ep, p);
 }
 
@@ -1692,6 +1754,8 @@ tx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		rack_detect(ep, p, NULL, now);
 		ep_rdy_kick(ep, p);
 	}
+	if (p->tx.suspect_deadline != 0 && now >= p->tx.suspect_deadline)
+		release_suspects(ep, p, now);
 	if (p->tx.probe_deadline != 0 && now >= p->tx.probe_deadline)
 		on_probe_timer(ep, p, now);
 	if (p->tx.idle_deadline != 0 && now >= p->tx.idle_deadline)
@@ -1710,6 +1774,8 @@ tx_deadline(const struct uet_ep *ep, const struct pdc *p)
 		d = p->tx.probe_deadline;
 	if (p->tx.reo_deadline != 0 && p->tx.reo_deadline < d)
 		d = p->tx.reo_deadline;
+	if (p->tx.suspect_deadline != 0 && p->tx.suspect_deadline < d)
+		d = p->tx.suspect_deadline;
 	if (p->tx.idle_deadline != 0 && p->tx.idle_deadline < d)
 		d = p->tx.idle_deadline;
 	return d;
