@@ -380,7 +380,7 @@ def test_kernel_fabric(P, tmp):
     slog = os.path.join(tmp, "sched.jsonl")
     t0 = time.time_ns()
     p = fab("schedule", "--state", state, "--t0", t0, "--at", "0.5:up:leaf0:spine1",
-            "--at", "0.2:down:leaf0:spine1", "--log", slog, "--converge-ms", 0)
+            "--at", "200ms:down:leaf0:spine1", "--log", slog, "--converge-ms", 0)
     evs = [json.loads(l) for l in open(slog)]
     check([e["event"] for e in evs] == ["link_down", "link_up"]
           and 0.2 <= evs[0]["rel_s"] < 0.35 and 0.5 <= evs[1]["rel_s"] < 0.65
