@@ -168,6 +168,7 @@ struct uet_dpdk_lcore_stats {
 	uint64_t steered_out;       /* frames handed to another lcore */
 	uint64_t steered_in;        /* frames other lcores handed here */
 	uint64_t steer_drops;       /* the other lcore's inbox was full */
+	uint64_t late_polls;        /* polls after the lcore was away: timers waited a round */
 };
 
 /* An lcore's share of the hosts: it polls their (port, queue) pairs, keeps

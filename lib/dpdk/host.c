@@ -95,7 +95,12 @@ struct uet_dpdk_lcore {
 	uint32_t grp_idx;
 	struct uet_dpdk_tel *tel;
 	struct uet_dpdk_lcore_stats st;
+	uint64_t last_poll_ns;
+	bool timers_waited;      /* the last poll was late and left the timers */
 };
+
+/* A poll this long after the last one means the lcore was descheduled. */
+#define LATE_POLL_NS 250000
 
 /* --- neighbours --- */
 
@@ -905,6 +910,7 @@ uet_dpdk_lcore_poll(struct uet_dpdk_lcore *lc, uint64_t now_ns)
 	struct rte_mbuf *pkts[UET_DPDK_BURST];
 	uint32_t moved = 0, i, k, id;
 	unsigned n;
+	bool late;
 
 	for (i = 0; i < lc->nq; i++) {
 		struct txq *q = &lc->q[i];
@@ -930,8 +936,21 @@ uet_dpdk_lcore_poll(struct uet_dpdk_lcore *lc, uint64_t now_ns)
 		lc->st.steered_in += n;
 		moved += n;
 	}
-	/* Endpoint timers due. */
-	while (uet_twheel_pop(&lc->timers, now_ns, &id)) {
+	/*
+	 * Endpoint timers due. After the lcore was away (descheduled on a
+	 * shared core), its own hosts' replies are not out yet: what a host
+	 * on this lcore received just now is answered in the write phase
+	 * below and read back on the next poll. A timer handled now would
+	 * take that answer for lost (a spurious RTO per scheduler slice), so
+	 * the timers wait one round, never two in a row.
+	 */
+	late = lc->last_poll_ns != 0 && now_ns - lc->last_poll_ns > LATE_POLL_NS &&
+	       !lc->timers_waited;
+	lc->last_poll_ns = now_ns;
+	lc->timers_waited = late;
+	if (late)
+		lc->st.late_polls++;
+	while (!late && uet_twheel_pop(&lc->timers, now_ns, &id)) {
 		struct uet_dpdk_host *h = lc->hosts[id];
 
 		uet_ep_handle_timeout(h->ep, now_ns);

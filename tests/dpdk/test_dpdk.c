@@ -183,6 +183,29 @@ resolved(void *p)
 	return uet_dpdk_host_has_neigh(t->a, uet_dpdk_host_ip(t->b));
 }
 
+/* A (10.0.0.1) and B (10.0.0.2) on one lcore, A having resolved B. */
+static struct uet_dpdk_lcore *
+two_resolved(struct two *t)
+{
+	struct uet_dpdk_host_cfg c;
+	struct uet_dpdk_lcore *lc;
+	struct uet_dpdk_host *hs[2];
+	char err[256];
+
+	memset(t, 0, sizeof(*t));
+	host_cfg(&c, 0x0a000001, 1, &t->ra);
+	assert_int_equal(uet_dpdk_host_create(&c, &t->a, err, sizeof(err)), 0);
+	host_cfg(&c, 0x0a000002, 2, &t->rb);
+	assert_int_equal(uet_dpdk_host_create(&c, &t->b, err, sizeof(err)), 0);
+	hs[0] = t->a;
+	hs[1] = t->b;
+	assert_int_equal(uet_dpdk_lcore_create(hs, 2, &lc), 0);
+	uet_dpdk_host_resolve(t->a, 0x0a000002);
+	poll_until(lc, resolved, t, 1000000000ULL);
+	assert_true(resolved(t));
+	return lc;
+}
+
 static bool
 delivered(void *p)
 {
@@ -230,24 +253,11 @@ assert_four_delivered(const struct two *t)
 static void
 test_arp_and_messages(void **state)
 {
-	struct uet_dpdk_host_cfg c;
 	struct uet_dpdk_lcore *lc;
-	struct uet_dpdk_host *hs[2];
 	struct two t;
-	char err[256];
 
 	(void)state;
-	memset(&t, 0, sizeof(t));
-	host_cfg(&c, 0x0a000001, 1, &t.ra);
-	assert_int_equal(uet_dpdk_host_create(&c, &t.a, err, sizeof(err)), 0);
-	host_cfg(&c, 0x0a000002, 2, &t.rb);
-	assert_int_equal(uet_dpdk_host_create(&c, &t.b, err, sizeof(err)), 0);
-	hs[0] = t.a;
-	hs[1] = t.b;
-	assert_int_equal(uet_dpdk_lcore_create(hs, 2, &lc), 0);
-	uet_dpdk_host_resolve(t.a, 0x0a000002);
-	poll_until(lc, resolved, &t, 1000000000ULL);
-	assert_true(resolved(&t));
+	lc = two_resolved(&t);
 	/* One request, again every 100 us until the reply is in (a slow
 	 * poll on a loaded machine may take a few); B answers each. */
 	assert_in_range(uet_dpdk_host_stats(t.a)->tx_arp_requests, 1, 1000);
@@ -366,6 +376,53 @@ one_lcore(struct uet_dpdk_host *a, struct uet_dpdk_host *b)
 
 	assert_int_equal(uet_dpdk_lcore_create(hs, b != NULL ? 2 : 1, &lc), 0);
 	return lc;
+}
+
+/* A poll long after the last one (the lcore was descheduled) handles
+ * what arrived but leaves the timers for the next poll: B's ACK for data
+ * it only read now goes out in this poll's writes and reaches A on the
+ * next, before A's RTO is looked at. Timers wait one poll, never two. */
+static void
+test_late_poll_waits_timers(void **state)
+{
+	static uint8_t buf[1000];
+	struct uet_dpdk_lcore *lc;
+	struct uet_send_req r = { .dst_ip = 0x0a000002, .buf = buf, .len = sizeof(buf), .tag = 7 };
+	struct two t;
+	uint64_t now;
+	uint32_t j;
+
+	(void)state;
+	lc = two_resolved(&t);
+	for (j = 0; j < r.len; j++)
+		buf[j] = pat(r.tag, j);
+	now = uet_dpdk_now_ns(&clk);
+	assert_int_equal(uet_ep_send(uet_dpdk_host_ep(t.a), &r, now), 0);
+	uet_dpdk_lcore_poll(lc, now);    /* A's data onto the ring */
+	now += 100000000ULL;             /* away 100 ms, far past any RTO */
+	uet_dpdk_lcore_poll(lc, now);    /* B reads it and ACKs; timers wait */
+	assert_int_equal(t.rb.msgs, 1);
+	assert_int_equal(uet_dpdk_lcore_stats(lc)->late_polls, 1);
+	assert_int_equal(uet_ep_stats(uet_dpdk_host_ep(t.a))->rto_events, 0);
+	uet_dpdk_lcore_poll(lc, now + 1000);
+	assert_int_equal(t.ra.acked, 1);
+	assert_int_equal(uet_ep_stats(uet_dpdk_host_ep(t.a))->rto_events, 0);
+	assert_int_equal(uet_ep_stats(uet_dpdk_host_ep(t.a))->tx_retx_pkts, 0);
+
+	/* Late again right after a late poll: the timers run this time. A's
+	 * second message is never read by B (its ring drained), so the RTO
+	 * fires on the first poll after the one late poll. */
+	r.tag = 8;
+	assert_int_equal(uet_ep_send(uet_dpdk_host_ep(t.a), &r, now + 2000), 0);
+	uet_dpdk_lcore_poll(lc, now + 2000);
+	drain_rings(NULL);
+	now += 100000000ULL;
+	uet_dpdk_lcore_poll(lc, now);
+	assert_int_equal(uet_ep_stats(uet_dpdk_host_ep(t.a))->rto_events, 0);
+	uet_dpdk_lcore_poll(lc, now + 300000000ULL);
+	assert_int_equal(uet_dpdk_lcore_stats(lc)->late_polls, 2);
+	assert_int_equal(uet_ep_stats(uet_dpdk_host_ep(t.a))->rto_events, 1);
+	two_destroy(&t, lc);
 }
 
 struct gw {
@@ -802,6 +859,7 @@ main(void)
 		cmocka_unit_test_setup(test_ce_echo_per_ev, drain_rings),
 		cmocka_unit_test_setup(test_unfilled_payload_checksums, drain_rings),
 		cmocka_unit_test_setup(test_two_lcores_steer, drain_rings),
+		cmocka_unit_test_setup(test_late_poll_waits_timers, drain_rings),
 	};
 
 	return cmocka_run_group_tests_name("dpdk", tests, group_setup, group_teardown);
