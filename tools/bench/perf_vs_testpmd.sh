@@ -46,11 +46,10 @@ EAL=(--no-huge -m 1024 --no-pci --log-level=error)
 # testpmd's mbufs hold a frame and the default headroom, as uet-perf's do
 # (mbufs twice that size cost testpmd cache and TLB reach).
 TPMD_APP=(--mbuf-size=$((FRAME + 128)) --total-num-mbufs=16384 --stats-period 1 -a)
-# Both cores poll flat out and share the machine with everything else: a
-# poller preempted for a scheduler tick reads as a millisecond of RTT, so
-# the RTO floor sits above that rather than at 4 x base RTT (spurious
-# retransmissions otherwise cost ~10% here).
-APP_COMMON=(--base-rtt-ns 100000 --rto-min-ns 2000000 -i 0)
+# uet-perf's defaults: the RTO learns the round trips a preempted poller
+# shows (doc/architecture.md), so no floor needs tuning here. -i 0: no
+# interval lines.
+APP_COMMON=(-i 0)
 
 # Median receive rate (pps) of testpmd's per-second samples while packets
 # flowed, the first (a partial second) left out.
