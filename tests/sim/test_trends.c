@@ -178,19 +178,21 @@ test_asymmetric(void **state)
 	(void)state;
 	simulate(&ops, "--nodes", "16", "--hosts-per-tor", "8", "--pattern", "tornado", "--size",
 		 "8M", "--iters", "1", "--lb", "ops", "--cc", "nscc", "--ack-every", "0",
-		 "--failure", "link-rate:0:tor0.up0:200", NULL);
+		 "--failure", "link-rate:0:tor0.up0:200:buffer=keep", NULL);
 	simulate(&reps, "--nodes", "16", "--hosts-per-tor", "8", "--pattern", "tornado", "--size",
 		 "8M", "--iters", "1", "--lb", "reps", "--cc", "nscc", "--ack-every", "0",
-		 "--failure", "link-rate:0:tor0.up0:200", NULL);
+		 "--failure", "link-rate:0:tor0.up0:200:buffer=keep", NULL);
 	note("half-rate uplink: completion OPS %.1f us, REPS %.1f us (%.2fx)\n",
 		      ops.completion_ns / 1e3, reps.completion_ns / 1e3,
 		      (double)ops.completion_ns / (double)reps.completion_ns);
 	assert_int_equal(ops.ok, 16);
 	assert_int_equal(reps.ok, 16);
-	/* faster by a margin (measured 1.17x; 1.47x before the loss
+	/* faster by a margin (measured 1.11x; 1.47x before the loss
 	 * detection stopped taking the slow link's late packets for lost:
 	 * OPS then resent 16,621 packets for 2,048 per flow, most of them
-	 * spuriously) */
+	 * spuriously). buffer=keep: the paper slows the link, not its queue
+	 * (a reference-style degradation, buffer and ECN halved too, gives
+	 * 0.98x at 32 MiB: doc/results.md). */
 	assert_true(reps.completion_ns * 27 < ops.completion_ns * 25);
 	release(&ops);
 	release(&reps);
