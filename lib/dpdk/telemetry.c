@@ -258,6 +258,7 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	U(rx_ce_pkts); U(rx_dup_pkts); U(rto_events); U(loss_inferred); U(probe_losses);
 	U(msgs_acked); U(msgs_delivered); U(msgs_failed); U(pdcs_opened); U(pdcs_failed);
 	U(path_failures); U(lb_freezes); U(lb_thaws); U(lb_repaths);
+	U(nack_retx); U(spurious_retx); U(spurious_losses); U(spurious_rto); U(loss_undos);
 #undef U
 	rte_tel_data_add_dict_u64(d, "nic_tx_frames", h.tx_frames);
 	rte_tel_data_add_dict_u64(d, "nic_rx_frames", h.rx_frames);

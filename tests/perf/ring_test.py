@@ -177,6 +177,10 @@ def case_telemetry(exe, tmp):
             if st.get("tx_data_pkts", 0) > 0:
                 break
         assert st["n_endpoints"] == 2 and st["tx_data_pkts"] > 0, st
+        # loss detection's counters, as in the JSON report
+        assert all(k in st for k in ("nack_retx", "spurious_retx", "spurious_losses",
+                                     "spurious_rto", "loss_undos")), st
+        assert st["spurious_retx"] <= st["tx_retx_pkts"], st
         assert st["endpoints"] == ["10.0.0.1", "10.0.0.2"], st
         # No --verify: payloads nobody wrote are zero and not summed (net_ring
         # has no checksum offload), and every checksum still verifies.
