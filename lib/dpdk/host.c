@@ -944,7 +944,7 @@ uet_dpdk_lcore_poll(struct uet_dpdk_lcore *lc, uint64_t now_ns)
 	 * take that answer for lost (a spurious RTO per scheduler slice), so
 	 * the timers wait one round, never two in a row.
 	 */
-	late = lc->last_poll_ns != 0 && now_ns - lc->last_poll_ns > LATE_POLL_NS &&
+	late = lc->last_poll_ns != 0 && now_ns > lc->last_poll_ns + LATE_POLL_NS &&
 	       !lc->timers_waited;
 	lc->last_poll_ns = now_ns;
 	lc->timers_waited = late;
