@@ -22,9 +22,7 @@
 
 #include <cmocka.h>
 
-#include "simrun/simrun.h"
-
-#define MAX_ARGS 48
+#include "simcli.h"
 
 struct outcome {
 	uint64_t fct_max_ns, ok, flows;
@@ -36,42 +34,26 @@ static void
 simulate(struct outcome *out, ...)
 {
 	static const char *const base[] = {
-		"uet-sim", "--nodes", "128", "--tiers", "3", "--link-gbps", "100",
+		"--nodes", "128", "--tiers", "3", "--link-gbps", "100",
 		"--link-latency-ns", "1000", "--switch-latency-ns", "0", "--trim", "--ev-count",
 		"128", "--cc", "nscc", "--pattern", "permutation", "--size", "2000000", "--iters",
 		"1",
 	};
-	struct uet_perf_opts *o = calloc(1, sizeof(*o));
-	char *argv[MAX_ARGS], err[512], line[1024] = "";
 	const struct uet_ep_stats *st;
-	struct uet_simrun_result r;
 	struct uet_meas_fct fct;
 	struct uet_meas_net net;
-	int argc = 0;
-	size_t i;
+	struct simcli c;
 	va_list ap;
 
-	assert_non_null(o);
-	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
-		argv[argc++] = (char *)base[i];
 	va_start(ap, out);
-	while ((argv[argc] = va_arg(ap, char *)) != NULL) {
-		snprintf(line + strlen(line), sizeof(line) - strlen(line), " %s", argv[argc]);
-		argc++;
-		assert_true(argc < MAX_ARGS);
-	}
+	simcli_run(&c, base, sizeof(base) / sizeof(base[0]), ap);
 	va_end(ap);
-	uet_conf_set_app(UET_CONF_APP_SIM);
-	if (uet_perf_opts_parse(o, argc, argv, err, sizeof(err)) != UET_CONF_OK)
-		fail_msg("%s: %s", line, err);
-	if (uet_simrun(o, o->size_bytes, NULL, NULL, &r) != 0)
-		fail_msg("%s: %s", line, r.error);
 	memset(out, 0, sizeof(*out));
-	assert_int_equal(uet_meas_fct(r.meas, &fct), 0);
+	assert_int_equal(uet_meas_fct(c.r.meas, &fct), 0);
 	out->fct_max_ns = fct.max_ns;
 	out->ok = fct.count;
-	out->flows = uet_meas_config(r.meas)->n_flows;
-	st = uet_meas_ep_stats(r.meas);
+	out->flows = uet_meas_config(c.r.meas)->n_flows;
+	st = uet_meas_ep_stats(c.r.meas);
 	out->retx = st->tx_retx_pkts;
 	out->nack_retx = st->nack_retx;
 	out->nack_deferred = st->nack_deferred;
@@ -79,17 +61,15 @@ simulate(struct outcome *out, ...)
 	out->spurious_retx = st->spurious_retx;
 	out->spurious_rto = st->spurious_rto;
 	out->dups = st->rx_dup_pkts;
-	assert_true(uet_meas_net(r.meas, &net));
+	assert_true(uet_meas_net(c.r.meas, &net));
 	out->trims = net.trims;
 	printf("# %s: max FCT %.1f us, retransmissions %llu (NACK %llu, spurious %llu), "
-	       "RTOs %llu, trims %llu, duplicates %llu\n", line, out->fct_max_ns / 1e3,
+	       "RTOs %llu, trims %llu, duplicates %llu\n", c.line, out->fct_max_ns / 1e3,
 	       (unsigned long long)out->retx, (unsigned long long)out->nack_retx,
 	       (unsigned long long)out->spurious_retx, (unsigned long long)out->rto,
 	       (unsigned long long)out->trims, (unsigned long long)out->dups);
 	fflush(stdout);
-	uet_simrun_result_free(&r);
-	uet_conf_set_app(UET_CONF_APP_PERF);
-	free(o);
+	simcli_done(&c);
 }
 
 static void

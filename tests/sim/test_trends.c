@@ -26,9 +26,7 @@
 
 #include <cmocka.h>
 
-#include "simrun/simrun.h"
-
-#define MAX_ARGS 48
+#include "simcli.h"
 
 /* The figures, as TAP comments: a bare line would be unknown TAP. */
 static void __attribute__((format(printf, 1, 2)))
@@ -65,37 +63,24 @@ jget(const json_t *o, const char *a, const char *b)
 static void
 simulate(struct outcome *out, ...)
 {
-	struct uet_perf_opts *o = calloc(1, sizeof(*o));
-	struct uet_simrun_result r;
+	struct simcli c;
 	struct uet_meas_fct fct;
-	char *argv[MAX_ARGS] = { "uet-sim" }, err[512], line[1024] = "uet-sim";
 	double sum = 0, sq = 0;
 	va_list ap;
-	int argc = 1;
 	uint32_t i;
 
-	assert_non_null(o);
 	va_start(ap, out);
-	while ((argv[argc] = va_arg(ap, char *)) != NULL) {
-		snprintf(line + strlen(line), sizeof(line) - strlen(line), " %s", argv[argc]);
-		argc++;
-		assert_true(argc < MAX_ARGS);
-	}
+	simcli_run(&c, NULL, 0, ap);
 	va_end(ap);
-	uet_conf_set_app(UET_CONF_APP_SIM);
-	if (uet_perf_opts_parse(o, argc, argv, err, sizeof(err)) != UET_CONF_OK)
-		fail_msg("%s: %s", line, err);
-	if (uet_simrun(o, o->size_bytes, NULL, NULL, &r) != 0)
-		fail_msg("%s: %s", line, r.error);
 	memset(out, 0, sizeof(*out));
-	assert_int_equal(uet_meas_fct(r.meas, &fct), 0);
-	uet_meas_completion_ns(r.meas, &out->completion_ns);
+	assert_int_equal(uet_meas_fct(c.r.meas, &fct), 0);
+	uet_meas_completion_ns(c.r.meas, &out->completion_ns);
 	out->fct_max_ns = fct.max_ns;
 	out->fct_p50_ns = fct.p50_ns;
-	for (i = 0; i < uet_meas_config(r.meas)->n_flows; i++) {
+	for (i = 0; i < uet_meas_config(c.r.meas)->n_flows; i++) {
 		struct uet_meas_flow_rec fr;
 
-		uet_meas_flow_get(r.meas, i, &fr);
+		uet_meas_flow_get(c.r.meas, i, &fr);
 		out->ok += fr.status == UET_MEAS_OK;
 		out->failed += fr.status == UET_MEAS_FAILED;
 		out->pending += fr.status == UET_MEAS_PENDING;
@@ -105,26 +90,24 @@ simulate(struct outcome *out, ...)
 		}
 	}
 	out->jain = sq > 0 ? sum * sum / (double)fct.count / sq : 0;
-	out->drops_queue = jget(r.fabric, "ports", "drops_queue");
-	out->drops_down = jget(r.fabric, "ports", "drops_down");
-	out->trims = jget(r.fabric, "ports", "trims");
-	out->ecn_marks = jget(r.fabric, "ports", "ecn_marks");
-	out->retx = uet_meas_ep_stats(r.meas)->tx_retx_pkts;
-	out->rto = uet_meas_ep_stats(r.meas)->rto_events;
-	out->failures = json_incref(json_object_get(r.fabric, "failures"));
-	out->base_rtt_ns = (uint64_t)json_integer_value(json_object_get(r.test_start, "base_rtt_ns"));
-	out->rto_min_ns = (uint64_t)json_integer_value(json_object_get(r.test_start, "rto_min_ns"));
+	out->drops_queue = jget(c.r.fabric, "ports", "drops_queue");
+	out->drops_down = jget(c.r.fabric, "ports", "drops_down");
+	out->trims = jget(c.r.fabric, "ports", "trims");
+	out->ecn_marks = jget(c.r.fabric, "ports", "ecn_marks");
+	out->retx = uet_meas_ep_stats(c.r.meas)->tx_retx_pkts;
+	out->rto = uet_meas_ep_stats(c.r.meas)->rto_events;
+	out->failures = json_incref(json_object_get(c.r.fabric, "failures"));
+	out->base_rtt_ns = (uint64_t)json_integer_value(json_object_get(c.r.test_start, "base_rtt_ns"));
+	out->rto_min_ns = (uint64_t)json_integer_value(json_object_get(c.r.test_start, "rto_min_ns"));
 	note("%s\n  -> completion %.1f us, FCT max %.1f us, p50 %.1f us, ok %llu, "
 		      "failed %llu, drops queue %llu down %llu, trims %llu, marks %llu, retx "
-		      "%llu, RTOs %llu, Jain %.3f\n", line, out->completion_ns / 1e3,
+		      "%llu, RTOs %llu, Jain %.3f\n", c.line, out->completion_ns / 1e3,
 		      out->fct_max_ns / 1e3, out->fct_p50_ns / 1e3,
 		      (unsigned long long)out->ok, (unsigned long long)out->failed,
 		      (unsigned long long)out->drops_queue, (unsigned long long)out->drops_down,
 		      (unsigned long long)out->trims, (unsigned long long)out->ecn_marks,
 		      (unsigned long long)out->retx, (unsigned long long)out->rto, out->jain);
-	uet_simrun_result_free(&r);
-	uet_conf_set_app(UET_CONF_APP_PERF);
-	free(o);
+	simcli_done(&c);
 }
 
 static void
