@@ -23,6 +23,7 @@
 
 #include <iniparser.h>
 
+#include "text/text.h"
 #include "conf/conf.h"
 #include "uet/wire.h"
 
@@ -455,38 +456,11 @@ for_app(const struct opt *p)
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
 
-static int
-fail(char *err, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#define SHOWN UET_SHOWN /* user input quoted in a message */
 
-static int
-fail(char *err, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && n > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, n, fmt, ap);
-		va_end(ap);
-	}
-	return UET_CONF_EBAD;
-}
-
-/* A user string made printable and short enough for a message. */
-static const char *
-shown(const char *s, char *buf, size_t n)
-{
-	size_t i, j = 0;
-
-	for (i = 0; s[i] != '\0' && j + 4 < n; i++)
-		buf[j++] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	if (s[i] != '\0' && j >= 3)
-		memcpy(buf + j - 3, "...", 3);
-	buf[j] = '\0';
-	return buf;
-}
-
-#define SHOWN(s) shown((s), (char[72]){ 0 }, 72)
+/* Every parser's error: the message into err, UET_CONF_EBAD returned. */
+#define fail uet_text_fail
+_Static_assert(UET_CONF_EBAD == -1, "uet_text_fail() returns -1");
 
 static void *
 field(struct uet_perf_opts *o, const struct opt *p)
@@ -576,19 +550,6 @@ ip_str(uint32_t ip, char *buf, size_t n)
 	return buf;
 }
 
-static char *
-strip(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 /* ------------------------------------------------------------------ */
 /* Value parsers                                                       */
 
@@ -636,27 +597,6 @@ parse_uint(const char *s, bool bytes, uint64_t *out, char *err, size_t n)
 			return fail(err, n, "'%s' is too large", SHOWN(s));
 		v <<= shift;
 	}
-	*out = v;
-	return 0;
-}
-
-static int
-parse_double(const char *s, double *out, char *err, size_t n)
-{
-	char *end;
-	double v;
-
-	if (*s == '\0')
-		return fail(err, n, "missing value");
-	/* strtod also takes "inf", "nan", hex floats and leading spaces. */
-	if (s[strspn(s, "0123456789.eE+-")] != '\0' || strpbrk(s, "0123456789") == NULL)
-		return fail(err, n, "'%s' is not a number", SHOWN(s));
-	errno = 0;
-	v = strtod(s, &end);
-	if (*end != '\0' || end == s)
-		return fail(err, n, "'%s' is not a number", SHOWN(s));
-	if (errno == ERANGE || !isfinite(v))
-		return fail(err, n, "'%s' is out of range", SHOWN(s));
 	*out = v;
 	return 0;
 }
@@ -740,22 +680,22 @@ uet_perf_parse_set(const char *s, uint32_t min, uint32_t max, struct uet_perf_se
 	if (strlen(s) >= sizeof(buf))
 		return fail(err, errlen, "list too long");
 	snprintf(buf, sizeof(buf), "%s", s);
-	b = strip(buf);
+	b = uet_text_strip(buf);
 	if (*b == '\0')
 		return fail(err, errlen, "empty list");
 	if (b[0] == ',' || b[strlen(b) - 1] == ',' || strstr(b, ",,") != NULL)
 		return fail(err, errlen, "'%s' has an empty item", SHOWN(s));
 	for (item = strtok_r(b, ",", &save); item != NULL;
 	     item = strtok_r(NULL, ",", &save)) {
-		char *it = strip(item), *dash = strchr(it, '-');
+		char *it = uet_text_strip(item), *dash = strchr(it, '-');
 		uint64_t lo, hi;
 
 		if (*it == '\0')
 			return fail(err, errlen, "'%s' has an empty item", SHOWN(s));
 		if (dash != NULL)
 			*dash = '\0';
-		if (parse_dec(strip(it), UINT32_MAX, &lo) < 0 ||
-		    (dash != NULL && parse_dec(strip(dash + 1), UINT32_MAX, &hi) < 0))
+		if (parse_dec(uet_text_strip(it), UINT32_MAX, &lo) < 0 ||
+		    (dash != NULL && parse_dec(uet_text_strip(dash + 1), UINT32_MAX, &hi) < 0))
 			return fail(err, errlen, "'%s' is not a number or a range a-b",
 				    SHOWN(dash != NULL ? s : it));
 		if (dash == NULL)
@@ -806,8 +746,7 @@ uet_perf_set_count(const struct uet_perf_set *s)
 int
 uet_perf_parse_time_ns(const char *s, uint64_t *ns, char *err, size_t errlen)
 {
-	/* One time syntax for every tool (lib/sim/failure.h). */
-	return sim_parse_time_ns(s, ns, err, errlen) == 0 ? 0 : UET_CONF_EBAD;
+	return uet_text_parse_time_ns(s, ns, err, errlen) == 0 ? 0 : UET_CONF_EBAD;
 }
 
 /* Split "T:REST" and parse T. */
@@ -825,7 +764,7 @@ split_time(const char *s, uint64_t *ns, const char **rest, const char *what,
 		return fail(err, errlen, "time in '%s' is too long", SHOWN(s));
 	memcpy(t, s, (size_t)(colon - s));
 	t[colon - s] = '\0';
-	if (uet_perf_parse_time_ns(strip(t), ns, err, errlen) < 0)
+	if (uet_perf_parse_time_ns(uet_text_strip(t), ns, err, errlen) < 0)
 		return UET_CONF_EBAD;
 	*rest = colon + 1;
 	if (**rest == '\0')
@@ -890,16 +829,16 @@ parse_kv(const char *s, const char *const *keys, kv_fn fn, void *ctx, uint32_t *
 	if (strlen(s) >= sizeof(buf))
 		return fail(err, n, "spec too long");
 	snprintf(buf, sizeof(buf), "%s", s);
-	if (*strip(buf) == '\0')
+	if (*uet_text_strip(buf) == '\0')
 		return fail(err, n, "empty spec");
 	for (item = strtok_r(buf, ",", &save); item != NULL;
 	     item = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(item, '='), *key;
 
 		if (eq == NULL)
-			return fail(err, n, "'%s' is not key=value", SHOWN(strip(item)));
+			return fail(err, n, "'%s' is not key=value", SHOWN(uet_text_strip(item)));
 		*eq = '\0';
-		key = strip(item);
+		key = uet_text_strip(item);
 		for (k = 0; keys[k] != NULL && strcmp(keys[k], key) != 0; k++)
 			;
 		if (keys[k] == NULL) {
@@ -914,7 +853,7 @@ parse_kv(const char *s, const char *const *keys, kv_fn fn, void *ctx, uint32_t *
 		if (*seen & (1u << k))
 			return fail(err, n, "field '%s' given twice", keys[k]);
 		*seen |= 1u << k;
-		if (fn(ctx, k, strip(eq + 1), err, n) < 0)
+		if (fn(ctx, k, uet_text_strip(eq + 1), err, n) < 0)
 			return UET_CONF_EBAD;
 	}
 	return 0;
@@ -1234,7 +1173,7 @@ apply(struct uet_perf_opts *o, int i, const char *v, int src, uint32_t line,
 		put_uint(f, p->size, u);
 		break;
 	case T_DOUBLE:
-		if (parse_double(v, &d, err, n) < 0)
+		if (uet_text_parse_double(v, &d, err, n) < 0)
 			return UET_CONF_EBAD;
 		if (d < p->dmin || d > p->dmax)
 			return fail(err, n, "%g is out of range %g..%g", d, p->dmin, p->dmax);
@@ -1559,13 +1498,13 @@ ini_scan(struct ini *f, char *err, size_t n)
 			continue;
 		}
 		logical[used] = '\0';
-		s = strip(logical);
+		s = uet_text_strip(logical);
 		if (*s == '\0' || *s == '#' || *s == ';')
 			continue;
 		len = strlen(s);
 		if (s[0] == '[' && s[len - 1] == ']') {
 			s[len - 1] = '\0';
-			s = strip(s + 1);
+			s = uet_text_strip(s + 1);
 			for (i = 0; s[i] != '\0'; i++)
 				s[i] = (char)tolower((unsigned char)s[i]);
 			if (!name_ok(s))
@@ -1578,7 +1517,7 @@ ini_scan(struct ini *f, char *err, size_t n)
 			return fail(err, n, "%s:%u: syntax error: '%s' is neither "
 				    "'[section]' nor 'key = value'", f->path, start, SHOWN(s));
 		*strchr(s, '=') = '\0';
-		s = strip(s);
+		s = uet_text_strip(s);
 		for (i = 0; s[i] != '\0'; i++)
 			s[i] = (char)tolower((unsigned char)s[i]);
 		if (sec[0] == '\0')
@@ -2340,8 +2279,8 @@ uet_perf_opts_doc_md(FILE *f)
 				snprintf(key, sizeof(key), "`%s`, `%s.N`", p->key, p->key);
 			else
 				snprintf(key, sizeof(key), "`%s`", p->key);
-			fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", strip(syn), key, defs,
-				unit_of(p->meta), p->flags & F_SYM ? "yes" : "", help);
+			fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", uet_text_strip(syn), key,
+				defs, unit_of(p->meta), p->flags & F_SYM ? "yes" : "", help);
 		}
 		fprintf(f, "\n");
 	}

@@ -367,8 +367,8 @@ int uet_perf_parse_set(const char *s, uint32_t min, uint32_t max,
 		       struct uet_perf_set *out, char *err, size_t errlen);
 bool uet_perf_set_has(const struct uet_perf_set *s, uint32_t v);
 uint64_t uet_perf_set_count(const struct uet_perf_set *s);
-/* A time as every tool writes it (sim_parse_time_ns): "2.5" (seconds),
- * "250ms", "10us", "500ns"; at most 1e6 s, exactly in ns. */
+/* A time as every tool writes it (uet_text_parse_time_ns, text/text.h):
+ * "2.5" (seconds), "250ms", "10us", "500ns"; at most 1e6 s, exactly in ns. */
 int uet_perf_parse_time_ns(const char *s, uint64_t *ns, char *err, size_t errlen);
 /* "T:SET" with SET in 1..65535. */
 int uet_perf_parse_fail_ev(const char *s, struct uet_perf_fail_ev *out, char *err,

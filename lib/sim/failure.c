@@ -12,111 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text/text.h"
 #include "sim/failure.h"
 #include "sim/sim.h"
 
-#define TIME_MAX_NS 1000000999999999ULL /* just under 1e6 + 1 s */
-
-static int
-fail(char *err, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && n > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, n, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-/* A string quoted in a message, cut short. */
-static const char *
-shown(const char *s, char *buf, size_t n)
-{
-	size_t l = strlen(s);
-
-	if (l < n)
-		return s;
-	snprintf(buf, n, "%.*s...", (int)(n - 4), s);
-	return buf;
-}
-
-#define SHOWN(s) shown((s), (char[48]){ 0 }, 48)
-
-static char *
-strip(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-static int
-parse_double(const char *s, double *v, char *err, size_t n)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(*v))
-		return fail(err, n, "'%s' is not a number", SHOWN(s));
-	return 0;
-}
-
-int
-sim_parse_time_ns(const char *s, uint64_t *ns, char *err, size_t errlen)
-{
-	static const struct {
-		const char *suffix;
-		uint64_t ns;
-	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
-	unsigned __int128 mant = 0, v;
-	uint64_t unit = 1000000000, div = 1;
-	const char *p = s;
-	size_t i, digits = 0;
-
-	for (; isdigit((unsigned char)*p); p++, digits++)
-		if ((mant = mant * 10 + (unsigned)(*p - '0')) > TIME_MAX_NS)
-			return fail(err, errlen, "time '%s' is above 1e6 s", SHOWN(s));
-	if (*p == '.') {
-		if (digits == 0 || !isdigit((unsigned char)p[1]))
-			return fail(err, errlen, "'%s' is not a time (a number with ns, us, ms "
-				    "or s; bare: seconds)", SHOWN(s));
-		for (p++; isdigit((unsigned char)*p); p++, digits++) {
-			if (div >= 1000000000000000000ULL)
-				return fail(err, errlen, "time '%s' has too many decimals",
-					    SHOWN(s));
-			mant = mant * 10 + (unsigned)(*p - '0');
-			div *= 10;
-		}
-	}
-	if (digits == 0)
-		return fail(err, errlen, "'%s' is not a time (a number with ns, us, ms or s; "
-			    "bare: seconds)", SHOWN(s));
-	if (*p != '\0') {
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strcmp(p, units[i].suffix) == 0)
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
-			return fail(err, errlen, "time '%s' has an unknown unit (ns, us, ms, s)",
-				    SHOWN(s));
-		unit = units[i].ns;
-	}
-	v = mant * unit;
-	if (v % div != 0)
-		return fail(err, errlen, "time '%s' is finer than a nanosecond", SHOWN(s));
-	v /= div;
-	if (v > TIME_MAX_NS)
-		return fail(err, errlen, "time '%s' is above 1e6 s", SHOWN(s));
-	*ns = (uint64_t)v;
-	return 0;
-}
+/* Messages name what they quote the text/text.h way. */
+#define fail uet_text_fail
+#define SHOWN UET_SHOWN
 
 /* "tor12" -> kind and index; with .upM for links. */
 static int
@@ -201,7 +103,7 @@ parse_pct(const char *s, double *pct, char *err, size_t n)
 		return fail(err, n, "'%s' is not a percentage (e.g. 3%%)", SHOWN(s));
 	memcpy(num, s, l - 1);
 	num[l - 1] = '\0';
-	if (parse_double(num, pct, err, n) < 0)
+	if (uet_text_parse_double(num, pct, err, n) < 0)
 		return -1;
 	if (*pct <= 0 || *pct > 100)
 		return fail(err, n, "'%s' is outside (0, 100]%%", SHOWN(s));
@@ -238,14 +140,14 @@ parse_option(struct sim_failure *f, char *tok, char *err, size_t n)
 	*eq = '\0';
 	v = eq + 1;
 	if (strcmp(tok, "for") == 0 && (opts[f->kind] & OPT_FOR)) {
-		if (sim_parse_time_ns(v, &f->for_ns, err, n) < 0)
+		if (uet_text_parse_time_ns(v, &f->for_ns, err, n) < 0)
 			return -1;
 		if (f->for_ns == 0)
 			return fail(err, n, "for=0: leave it out for a lasting failure");
 	} else if (strcmp(tok, "converge") == 0 && (opts[f->kind] & OPT_CONV)) {
 		if (strcmp(v, "never") == 0)
 			f->converge_ns = SIM_CONVERGE_NEVER;
-		else if (sim_parse_time_ns(v, &f->converge_ns, err, n) < 0)
+		else if (uet_text_parse_time_ns(v, &f->converge_ns, err, n) < 0)
 			return -1;
 		else if (f->converge_ns == 0)
 			return fail(err, n, "converge=0: use converge=never for no convergence "
@@ -288,7 +190,7 @@ sim_failure_parse(const char *spec, struct sim_failure *out, char *err, size_t e
 	for (t = strtok_r(buf, ":", &save); t != NULL; t = strtok_r(NULL, ":", &save)) {
 		if (nt == sizeof(tok) / sizeof(tok[0]))
 			return fail(err, errlen, "'%s' has too many fields", SHOWN(spec));
-		tok[nt++] = strip(t);
+		tok[nt++] = uet_text_strip(t);
 	}
 	if (nt < 2)
 		return fail(err, errlen, "'%s' is not KIND:T:... (kinds: " KIND_LIST ")",
@@ -298,7 +200,7 @@ sim_failure_parse(const char *spec, struct sim_failure *out, char *err, size_t e
 	if (k == SIM_FAIL_KINDS)
 		return fail(err, errlen, "unknown kind '%s' (" KIND_LIST ")", SHOWN(tok[0]));
 	f.kind = (uint8_t)k;
-	if (sim_parse_time_ns(tok[1], &f.at_ns, err, errlen) < 0)
+	if (uet_text_parse_time_ns(tok[1], &f.at_ns, err, errlen) < 0)
 		return -1;
 	if (nt < 2u + nfixed[k])
 		return fail(err, errlen, "%s needs %u field%s after the time", kinds[k], nfixed[k],
@@ -310,7 +212,7 @@ sim_failure_parse(const char *spec, struct sim_failure *out, char *err, size_t e
 		if (parse_node(tok[2], true, &f, err, errlen) < 0)
 			return -1;
 		if (k == SIM_FAIL_LINK_RATE &&
-		    (parse_double(tok[3], &f.value, err, errlen) < 0 || f.value <= 0))
+		    (uet_text_parse_double(tok[3], &f.value, err, errlen) < 0 || f.value <= 0))
 			return fail(err, errlen, "'%s' is not a rate in Gbit/s", SHOWN(tok[3]));
 		break;
 	case SIM_FAIL_SWITCH_DOWN:
@@ -332,8 +234,8 @@ sim_failure_parse(const char *spec, struct sim_failure *out, char *err, size_t e
 		f.value = 0.25;
 		/* An optional FACTOR before the options. */
 		if (nt > 3 && strchr(tok[3], '=') == NULL) {
-			if (parse_double(tok[3], &f.value, err, errlen) < 0 || f.value <= 0 ||
-			    f.value > 1)
+			if (uet_text_parse_double(tok[3], &f.value, err, errlen) < 0 ||
+			    f.value <= 0 || f.value > 1)
 				return fail(err, errlen, "'%s' is not a rate factor in (0, 1]",
 					    SHOWN(tok[3]));
 			k = 4;
@@ -346,12 +248,12 @@ sim_failure_parse(const char *spec, struct sim_failure *out, char *err, size_t e
 		    parse_class(tok[3], k == SIM_FAIL_RANDOM_DOWN, &f.cls, err, errlen) < 0)
 			return -1;
 		if (k == SIM_FAIL_DEGRADE &&
-		    (parse_double(tok[4], &f.value, err, errlen) < 0 || f.value <= 0 ||
+		    (uet_text_parse_double(tok[4], &f.value, err, errlen) < 0 || f.value <= 0 ||
 		     f.value > 1))
 			return fail(err, errlen, "'%s' is not a rate factor in (0, 1]",
 				    SHOWN(tok[4]));
 		if (k == SIM_FAIL_BER &&
-		    (parse_double(tok[4], &f.value, err, errlen) < 0 || f.value <= 0 ||
+		    (uet_text_parse_double(tok[4], &f.value, err, errlen) < 0 || f.value <= 0 ||
 		     f.value >= 1))
 			return fail(err, errlen, "'%s' is not a bit error ratio in (0, 1)",
 				    SHOWN(tok[4]));

@@ -28,9 +28,9 @@
  * buffer=keep, its data buffer and ECN thresholds by the same factor, as
  * the reference does. dir: up (toward the cores), down, or both (default).
  *
- * Times (T, DUR) are sim_parse_time_ns(): a number with a unit, ns, us, ms
- * or s; a bare number is seconds, as every time in uet-perf and
- * tools/fabric. LINK: hostN, torN.upM, aggN.upM (spineN.upM). SWITCH:
+ * Times (T, DUR) are uet_text_parse_time_ns() (text/text.h): a number
+ * with a unit, ns, us, ms or s; a bare number is seconds, as every time in
+ * uet-perf and tools/fabric. LINK: hostN, torN.upM, aggN.upM (spineN.upM). SWITCH:
  * torN, spineN or aggN (tier 1), coreN. CLASS: host, tor-up, agg-up
  * (cables); tor, spine, agg, core (switches, random-down only).
  * converge: when the failed cable leaves the switches' ECMP groups
@@ -100,10 +100,6 @@ struct sim_failure {
 	bool keep_buffer;       /* degradations: rate only */
 	char text[96];          /* the spec as given (for reports) */
 };
-
-/* "250ns", "100us", "2.5ms", "1s", "3" (seconds) into ns: 0..1e6 s, exact
- * to the ns. 0 or -1 with err set. */
-int sim_parse_time_ns(const char *s, uint64_t *ns, char *err, size_t errlen);
 
 /* A --failure SPEC. 0, or -1 with a message in err (without the option's
  * name: the caller adds it, or the file:line). */

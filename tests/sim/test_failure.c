@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "text/text.h"
 #include "sim/failure.h"
 #include "sim/sim.h"
 
@@ -46,11 +47,12 @@ test_time_syntax(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		if (sim_parse_time_ns(good[i].s, &ns, err, sizeof(err)) != 0 || ns != good[i].ns)
+		if (uet_text_parse_time_ns(good[i].s, &ns, err, sizeof(err)) != 0 ||
+		    ns != good[i].ns)
 			fail_msg("%s: %s", good[i].s, err);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (sim_parse_time_ns(bad[i].s, &ns, err, sizeof(err)) == 0 ||
+		if (uet_text_parse_time_ns(bad[i].s, &ns, err, sizeof(err)) == 0 ||
 		    strstr(err, bad[i].err) == NULL)
 			fail_msg("%s: '%s', wanted '%s'", bad[i].s, err, bad[i].err);
 	}
