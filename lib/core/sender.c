@@ -34,6 +34,17 @@ ent_of(const struct uet_ep *ep, const struct pdc *p, uint32_t psn)
 	return &p->tx.ent[psn & ep->win_mask];
 }
 
+/* psn's send record while this PDC still holds it: NULL when it is not
+ * in [win_start, snd_nxt) or a window back (the slot serves a newer PSN). */
+static inline struct tx_ent *
+rec_of(const struct uet_ep *ep, const struct pdc *p, uint32_t psn)
+{
+	if (p->tx.ent == NULL || !psn_lt(psn, p->tx.snd_nxt) || p->tx.snd_nxt - psn > ep->win ||
+	    !psn_le(p->tx.win_start, psn))
+		return NULL;
+	return ent_of(ep, p, psn);
+}
+
 /* PDS wire bytes of a send record: what cwnd and inflight count. */
 static inline uint32_t
 ent_bytes(const struct tx_ent *e)
@@ -1085,9 +1096,9 @@ ack_one(struct uet_ep *ep, struct pdc *p, uint32_t psn, struct ack_ctx *ac, uint
 
 		if (!p->tx.rack_on ||
 		    sent_before(p->tx.rack_sent_ns, p->tx.rack_psn, e->sent_ns, psn)) {
-			p->tx.rack_on = 1;
 			uint64_t rtt = now > e->sent_ns ? now - e->sent_ns : 0;
 
+			p->tx.rack_on = 1;
 			p->tx.rack_sent_ns = e->sent_ns;
 			p->tx.rack_psn = psn;
 			p->tx.rack_rtt_ns = (uint32_t)(rtt > UINT32_MAX ? UINT32_MAX : rtt);
@@ -1304,13 +1315,9 @@ static void
 judge_trigger(struct uet_ep *ep, struct pdc *p, uint32_t psn, bool retx_echo, bool dup,
 	      uint64_t now)
 {
-	struct tx_ent *e;
+	struct tx_ent *e = rec_of(ep, p, psn);
 
-	if (!psn_lt(psn, p->tx.snd_nxt) || p->tx.snd_nxt - psn > ep->win ||
-	    !psn_le(p->tx.win_start, psn))
-		return;
-	e = ent_of(ep, p, psn);
-	if (!(e->flags & TXF_HELD))
+	if (e == NULL || !(e->flags & TXF_HELD))
 		return;
 	if (dup || (e->flags & TXF_LOST) || !retx_echo)
 		judge(ep, p, psn, V_SPURIOUS, !dup && !retx_echo, now);
@@ -1368,10 +1375,9 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 	 * back) the late copy is still ours to count: the network duplicates
 	 * far more rarely than a resend races a late original. */
 	if (dup && !probe) {
-		bool known = p->tx.ent != NULL && p->tx.snd_nxt - ack_psn <= ep->win &&
-			     psn_le(p->tx.win_start, ack_psn);
+		const struct tx_ent *e = rec_of(ep, p, ack_psn);
 
-		if (!known || ent_of(ep, p, ack_psn)->tx_count > 1)
+		if (e == NULL || e->tx_count > 1)
 			ep->st.spurious_retx++;
 	}
 	/* The late original of a spurious RTO's packet: how late it was (its
@@ -1750,10 +1756,8 @@ tx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		if (p->role != ROLE_INIT || p->gen != gen)
 			return;
 	}
-	if (p->tx.reo_deadline != 0 && now >= p->tx.reo_deadline) {
+	if (p->tx.reo_deadline != 0 && now >= p->tx.reo_deadline)
 		rack_detect(ep, p, NULL, now);
-		ep_rdy_kick(ep, p);
-	}
 	if (p->tx.suspect_deadline != 0 && now >= p->tx.suspect_deadline)
 		release_suspects(ep, p, now);
 	if (p->tx.probe_deadline != 0 && now >= p->tx.probe_deadline)
