@@ -389,10 +389,9 @@ fabric_to_meas(struct run *r, struct uet_simrun_result *res)
 	uint32_t i;
 
 	sim_total_stats(r->s, &t);
+	/* drops_noroute are among the switch drops (sim.h). */
 	net.drops = t.drops_queue + t.drops_fault + t.drops_down + t.drops_ber +
-		    t.drops_noroute + sim_switch_drops(r->s);
-	/* drops_noroute are also switch drops (sim.h): counted once. */
-	net.drops -= t.drops_noroute;
+		    sim_switch_drops(r->s);
 	net.trims = t.trims;
 	net.ecn_marks = t.ecn_marks;
 	uet_meas_set_net(r->meas, &net);
