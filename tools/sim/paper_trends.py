@@ -25,6 +25,11 @@ import tempfile
 import time
 
 
+# Every run's losses, for the closing table: (tag, network drops,
+# retransmissions, spurious ones, RTO-declared losses).
+RUNS = []
+
+
 def sim(args, exe, tmp, tag):
     path = os.path.join(tmp, tag + ".json")
     cmd = [exe] + args + ["-J", path]
@@ -36,6 +41,9 @@ def sim(args, exe, tmp, tag):
         sys.exit("uet-sim failed: %s\n%s" % (" ".join(cmd), p.stderr))
     rep = json.load(open(path))
     end = rep["end"]
+    losses = end["losses"]
+    RUNS.append((tag, losses["network_drops"], losses["retransmissions"],
+                 losses["spurious_retx"], losses["declared"]["timeout"]))
     return {
         "compl_us": end["completion_ns"] / 1e3 if end["completion_ns"] else float("nan"),
         "fct_max_us": (end["fct"]["max_ns"] or 0) / 1e3,
@@ -158,6 +166,14 @@ def main():
     t0 = time.time()
     for k in a.only.split(","):
         {"1": s1, "2": s2, "3": s3, "4": s4, "5": s5}[k.strip()](a, a.uet_sim, tmp, out)
+    out.append("### Retransmissions per run\n")
+    out.append("| run | network drops | retransmissions | spurious (receiver saw a duplicate) "
+               "| losses declared by RTO |")
+    out.append("|---|---|---|---|---|")
+    for tag, drops, retx, spur, rto in RUNS:
+        out.append("| %s | %d | %d | %d (%.0f%%) | %d |" % (
+            tag, drops, retx, spur, 100.0 * spur / retx if retx else 0.0, rto))
+    out.append("")
     out.append("(%.0f s of wall time on this machine)" % (time.time() - t0))
     text = "\n".join(out) + "\n"
     if a.out:
