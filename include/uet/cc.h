@@ -95,15 +95,25 @@ struct uet_cc_nscc_cfg {
 };
 extern const struct uet_cc_ops uet_cc_nscc;
 
-/* dctcp: per-ACK DCTCP as in MPRDMA / the REPS evaluation, with DCTCP's
- * alpha: +MSS x acked / cwnd per clean ACK, -acked x alpha / 2 per marked
- * ACK, alpha <- (1 - g) alpha + g F once per window, -1 MSS per loss. */
+/* dctcp: DCTCP (RFC 8257) per window: alpha <- (1 - g) alpha + g F once per
+ * window of ACKed bytes; the first CE mark of a window cuts cwnd by
+ * alpha / 2, a loss halves it, each at most once per window; a clean ACK
+ * adds MSS x acked / cwnd. */
 struct uet_cc_dctcp_cfg {
-	uint8_t g_shift;           /* g = 1 / 2^g_shift; 4 */
+	uint8_t g_shift;           /* g = 1 / 2^g_shift; 4 (dctcp only) */
 	uint32_t max_cwnd_bytes;   /* 0 = 1.5 x BDP */
 	uint32_t init_cwnd_bytes;  /* 0 = max_cwnd_bytes */
 };
 extern const struct uet_cc_ops uet_cc_dctcp;
+
+/* dctcp-mprdma: the DCTCP variant of MPRDMA that the REPS paper runs every
+ * load balancer under: per ACK +MSS x acked / cwnd clean, -acked / 4 on CE,
+ * -lost bytes per loss; no alpha. Config: struct uet_cc_dctcp_cfg (its
+ * windows; g_shift unused). */
+extern const struct uet_cc_ops uet_cc_dctcp_mprdma;
+
+/* The max and initial window of both DCTCPs from their config. */
+int uet_cc_dctcp_window(const struct uet_cc_params *p, double *maxwnd, double *cwnd);
 
 /* strack: STrack's RTT + ECN window (Table 1 and Algorithm 4 of the paper,
  * with its inconsistencies settled as doc/algorithms.md says). */

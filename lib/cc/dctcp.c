@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * DCTCP as the REPS evaluation used it (the MPRDMA variant, reps.md §3.2):
- * the window moves on every ACK, the receiver ACKs out of order, a loss
- * costs one packet. Unlike the artifact's fixed cut (acked / 4 per marked
- * ACK), the cut is DCTCP's: alpha is the EWMA (gain g) of the fraction of
- * marked bytes per window, and each marked ACK removes acked x alpha / 2, so
- * a fully marked window is cut by alpha / 2 as in DCTCP (Alizadeh et al.).
- * Clean ACKs add MSS x acked / cwnd (one packet per window). Max window
- * 1.5 x BDP, initial window the max.
+ * DCTCP (Alizadeh et al., SIGCOMM'10; RFC 8257) on a window of bytes:
+ * alpha is the EWMA (gain g) of the fraction of ACKed bytes that were CE
+ * marked, updated once per window of ACKed bytes; the first mark of a
+ * window cuts cwnd to cwnd x (1 - alpha / 2), and no further cut follows
+ * until one more window has been ACKed (TCP's CWR, one reaction per RTT).
+ * A loss halves the window, also at most once per window. Clean ACKs add
+ * MSS x acked / cwnd (one packet per window). There is no slow start: the
+ * window starts at the max, 1.5 x BDP, as every CC here does (the fabric
+ * simulator's convention). The REPS paper's per-ACK variant is
+ * dctcp-mprdma (dctcp_mprdma.c).
  */
 #include "uet/cc.h"
 #include "uet/err.h"
@@ -15,6 +17,8 @@
 struct dctcp_state {
 	double cwnd, maxwnd, alpha;
 	double undo_cwnd;          /* window before a loss episode began */
+	double win_bytes;          /* length of the alpha observation window */
+	double hold_bytes;         /* ACKed bytes still to come before a cut */
 	uint64_t win_acked, win_marked;
 	uint32_t mss;
 	uint8_t g_shift;
@@ -22,28 +26,41 @@ struct dctcp_state {
 
 _Static_assert(sizeof(struct dctcp_state) <= UET_CC_STATE_MAX, "DCTCP state too big");
 
+int
+uet_cc_dctcp_window(const struct uet_cc_params *p, double *maxwnd, double *cwnd)
+{
+	const struct uet_cc_dctcp_cfg *cfg = p->cfg;
+
+	if (p->mss_bytes == 0 || p->link_bps == 0)
+		return UET_ERR_INVAL;
+	*maxwnd = cfg != NULL && cfg->max_cwnd_bytes
+			  ? cfg->max_cwnd_bytes
+			  : 1.5 * (double)p->link_bps / 8e9 * (double)p->base_rtt_ns;
+	if (*maxwnd < 4.0 * p->mss_bytes)
+		*maxwnd = 4.0 * p->mss_bytes;
+	*cwnd = cfg != NULL && cfg->init_cwnd_bytes ? cfg->init_cwnd_bytes : *maxwnd;
+	if (*cwnd > *maxwnd)
+		*cwnd = *maxwnd;
+	return 0;
+}
+
 static int
 dctcp_init(void *stp, const struct uet_cc_params *p)
 {
 	const struct uet_cc_dctcp_cfg *cfg = p->cfg;
 	struct dctcp_state *st = stp;
+	int rc;
 
-	if (p->mss_bytes == 0 || p->link_bps == 0)
-		return UET_ERR_INVAL;
 	*st = (struct dctcp_state){ 0 };
+	rc = uet_cc_dctcp_window(p, &st->maxwnd, &st->cwnd);
+	if (rc < 0)
+		return rc;
 	st->mss = p->mss_bytes;
 	st->g_shift = cfg != NULL && cfg->g_shift ? cfg->g_shift : 4;
 	if (st->g_shift > 16)
 		return UET_ERR_INVAL;
-	st->maxwnd = cfg != NULL && cfg->max_cwnd_bytes
-			     ? cfg->max_cwnd_bytes
-			     : 1.5 * (double)p->link_bps / 8e9 * (double)p->base_rtt_ns;
-	if (st->maxwnd < 4.0 * st->mss)
-		st->maxwnd = 4.0 * st->mss;
-	st->cwnd = cfg != NULL && cfg->init_cwnd_bytes ? cfg->init_cwnd_bytes : st->maxwnd;
-	if (st->cwnd > st->maxwnd)
-		st->cwnd = st->maxwnd;
-	st->alpha = 1.0; /* DCTCP starts pessimistic */
+	st->alpha = 1.0; /* RFC 8257 §3.3: start pessimistic */
+	st->win_bytes = st->cwnd;
 	return 0;
 }
 
@@ -56,6 +73,18 @@ clamp(struct dctcp_state *st)
 		st->cwnd = st->maxwnd;
 }
 
+/* One reaction per window: cut now unless a cut happened less than a
+ * window of ACKs ago. */
+static void
+cut(struct dctcp_state *st, double factor)
+{
+	if (st->hold_bytes > 0)
+		return;
+	st->cwnd *= factor;
+	clamp(st);
+	st->hold_bytes = st->cwnd;
+}
+
 static void
 dctcp_on_ack(void *stp, const struct uet_cc_ack *a)
 {
@@ -63,18 +92,20 @@ dctcp_on_ack(void *stp, const struct uet_cc_ack *a)
 	double g = 1.0 / (double)(1u << st->g_shift);
 
 	st->win_acked += a->acked_bytes;
+	st->hold_bytes -= st->hold_bytes < a->acked_bytes ? st->hold_bytes : a->acked_bytes;
 	if (a->ce) {
 		st->win_marked += a->acked_bytes;
-		st->cwnd -= a->acked_bytes * st->alpha / 2;
+		cut(st, 1.0 - st->alpha / 2);
 	} else {
 		st->cwnd += (double)st->mss * a->acked_bytes / st->cwnd;
+		clamp(st);
 	}
-	clamp(st);
 	/* Once per window of ACKed bytes: alpha <- (1 - g) alpha + g F. */
-	if (st->win_acked >= st->cwnd) {
+	if ((double)st->win_acked >= st->win_bytes) {
 		st->alpha = (1 - g) * st->alpha +
 			    g * (double)st->win_marked / (double)st->win_acked;
 		st->win_acked = st->win_marked = 0;
+		st->win_bytes = st->cwnd;
 	}
 }
 
@@ -85,8 +116,7 @@ dctcp_on_loss(void *stp, const struct uet_cc_loss *l)
 
 	if (l->episode_start)
 		st->undo_cwnd = st->cwnd;
-	st->cwnd -= st->mss;
-	clamp(st);
+	cut(st, 0.5);
 }
 
 static void
@@ -97,6 +127,7 @@ dctcp_undo(void *stp, uint64_t now_ns)
 	(void)now_ns;
 	if (st->cwnd < st->undo_cwnd)
 		st->cwnd = st->undo_cwnd;
+	st->hold_bytes = 0;
 	clamp(st);
 }
 

@@ -6,6 +6,7 @@
 static const struct uet_cc_ops *const registry[] = {
 	&uet_cc_nscc,
 	&uet_cc_dctcp,
+	&uet_cc_dctcp_mprdma,
 	&uet_cc_strack,
 	&uet_cc_fixed,
 	NULL,

@@ -2453,7 +2453,8 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 		  : c->lb == &uet_lb_plb       ? (const void *)&a->plb
 					       : NULL;
 	c->cc_cfg = c->cc == &uet_cc_nscc    ? (const void *)&a->nscc
-		  : c->cc == &uet_cc_dctcp   ? (const void *)&a->dctcp
+		  : c->cc == &uet_cc_dctcp || c->cc == &uet_cc_dctcp_mprdma
+			  ? (const void *)&a->dctcp
 					     : NULL;
 	if (uet_ep_config_check(c, &why) < 0)
 		return fail(err, errlen, "transport options: %s", why);

@@ -256,18 +256,24 @@ test_failures(void **state)
 /* 4. Incast 8:1 under one ToR (plus one sender from the other), 4 MiB
  * each, trimming on: the congestion control keeps the receiver's queue
  * in bounds after the first window (trims only at the start, no drops),
- * the link stays busy and the senders share it. */
+ * the link stays busy and the senders share it. NSCC and the REPS paper's
+ * per-ACK DCTCP (dctcp-mprdma) do; real DCTCP, one halving per window
+ * from a start of 8 x 1.5 BDP, trims more and shares less evenly (2,643
+ * trims, 80% of line rate, Jain 0.986 when this was written): it is held
+ * to completing every flow without a drop near line rate. */
 static void
 test_incast(void **state)
 {
-	static const char *const ccs[] = { "nscc", "dctcp" };
+	static const char *const ccs[] = { "nscc", "dctcp-mprdma", "dctcp" };
 	/* 8 x 4 MiB at 400 Gb/s */
 	const double ideal_ns = 8.0 * 4 * 1048576 * 8 / 400;
 	struct outcome r;
 	size_t c;
 
 	(void)state;
-	for (c = 0; c < 2; c++) {
+	for (c = 0; c < 3; c++) {
+		bool real_dctcp = c == 2;
+
 		simulate(&r, "--nodes", "16", "--hosts-per-tor", "8", "--pattern", "incast",
 			 "--fanin", "8", "--root", "0", "--size", "4M", "--iters", "1", "--lb",
 			 "reps", "--cc", ccs[c], "--ack-every", "0", "--trim", NULL);
@@ -277,8 +283,8 @@ test_incast(void **state)
 			      (unsigned long long)r.trims, 8 * 1024, r.jain);
 		assert_int_equal(r.ok, 8);
 		assert_int_equal(r.drops_queue, 0);
-		assert_true(r.trims < 8 * 1024 * 15 / 100);
-		assert_true((double)r.completion_ns < 1.1 * ideal_ns);
+		assert_true(r.trims < 8 * 1024 * (real_dctcp ? 40 : 15) / 100);
+		assert_true((double)r.completion_ns < (real_dctcp ? 1.35 : 1.1) * ideal_ns);
 		assert_true(r.jain > 0.9);
 		release(&r);
 	}

@@ -74,28 +74,62 @@ loss(struct cct *t, enum uet_cc_loss_kind kind, uint32_t inflight)
 /* ---- DCTCP ---- */
 
 static void
-test_dctcp_per_ack_steps(void **state)
+test_dctcp_one_cut_per_window(void **state)
 {
-	struct uet_cc_dctcp_cfg cfg = { .init_cwnd_bytes = 40000 };
+	struct uet_cc_dctcp_cfg cfg = { .init_cwnd_bytes = 40960 };
 	struct cct t;
+	double w;
+	int i;
 
 	(void)state;
 	cct_init(&t, &uet_cc_dctcp, NULL);
 	/* Default: start at the max, 1.5 x BDP. */
 	assert_near(cw(&t), 225000);
 	cct_init(&t, &uet_cc_dctcp, &cfg);
-	assert_near(cw(&t), 40000);
 	/* Clean ACK: + MSS x acked / cwnd. */
-	assert_near(ack(&t, 0, false), 40000 + 4096.0 * 4096 / 40000);
-	/* Marked ACK with alpha = 1 (the start value): - acked / 2. */
-	assert_near(ack(&t, 0, true), 40000 + 4096.0 * 4096 / 40000 - 2048);
-	/* Loss of any kind: - 1 MSS. */
-	assert_near(loss(&t, UET_CC_LOSS_TIMEOUT, 0), 40000 + 4096.0 * 4096 / 40000 - 2048 - 4096);
-	assert_near(loss(&t, UET_CC_LOSS_TRIM, 0), 40000 + 4096.0 * 4096 / 40000 - 2048 - 8192);
+	w = 40960 + 4096.0 * 4096 / 40960;
+	assert_near(ack(&t, 0, false), w);
+	/* First mark with alpha = 1 (the start value): cwnd x (1 - 1/2). */
+	w /= 2;
+	assert_near(ack(&t, 0, true), w);
+	/* More marks within the next window (w bytes of ACKs) cut nothing;
+	 * clean ACKs still grow the window. */
+	for (i = 0; i < 3; i++)
+		assert_near(ack(&t, 0, true), w);
+	w += 4096.0 * 4096 / w;
+	assert_near(ack(&t, 0, false), w);
+	/* 5 ACKs (20 KiB) since the cut, the cut held 21.5 KiB: one more. */
+	assert_near(ack(&t, 0, true), w);
+	/* Now a window has passed: the next mark cuts again, by alpha / 2
+	 * with alpha updated once per window (below 1 now). */
+	assert_true(ack(&t, 0, true) < w * 0.75);
+}
+
+static void
+test_dctcp_loss_halves_once(void **state)
+{
+	struct uet_cc_dctcp_cfg cfg = { .init_cwnd_bytes = 65536, .max_cwnd_bytes = 65536 };
+	struct cct t;
+	double before;
+
+	(void)state;
+	cct_init(&t, &uet_cc_dctcp, &cfg);
+	assert_near(loss(&t, UET_CC_LOSS_TRIM, 0), 32768);
+	/* The rest of the same window's losses: no further cut. */
+	assert_near(loss(&t, UET_CC_LOSS_TIMEOUT, 0), 32768);
+	assert_near(loss(&t, UET_CC_LOSS_INFERRED, 0), 32768);
+	/* After a window (8 packets) of ACKs, the next loss halves again. */
+	for (int i = 0; i < 8; i++)
+		ack(&t, 0, false);
+	before = cw(&t);
+	assert_true(before > 32768 + 7 * 4096.0 * 4096 / 40000);
+	assert_near(loss(&t, UET_CC_LOSS_TRIM, 0), before / 2);
 	/* Never below one packet. */
-	for (int i = 0; i < 20; i++)
-		loss(&t, UET_CC_LOSS_INFERRED, 0);
-	assert_near(cw(&t), MSS);
+	for (int i = 0; i < 200; i++) {
+		ack(&t, 0, false);
+		loss(&t, UET_CC_LOSS_TRIM, 0);
+	}
+	assert_true(cw(&t) >= MSS);
 }
 
 static void
@@ -104,31 +138,69 @@ test_dctcp_alpha_ewma(void **state)
 	/* Pin the window at 40960 (10 packets) so a window is 10 ACKs. */
 	struct uet_cc_dctcp_cfg cfg = { .init_cwnd_bytes = 40960, .max_cwnd_bytes = 40960 };
 	struct cct t;
-	double before, a;
+	double a;
 	int i;
 
 	(void)state;
 	cct_init(&t, &uet_cc_dctcp, &cfg);
-	/* 16 clean windows: alpha = (15/16)^16; the next marked ACK shows it
-	 * as cut = acked x alpha / 2. */
+	/* 16 clean windows: alpha = (15/16)^16; the next mark cuts the window
+	 * by alpha / 2 (DCTCP's rule, not the per-ACK variant's). */
 	for (i = 0; i < 160; i++)
 		assert_near(ack(&t, 0, false), 40960);
-	before = cw(&t);
 	a = pow(15.0 / 16.0, 16);
-	assert_near(ack(&t, 0, true), before - 4096 * a / 2);
-	/* A fully marked window: alpha rises by g x (1 - alpha); every marked
-	 * ACK cuts, and the window falls monotonically. */
+	assert_near(ack(&t, 0, true), 40960 * (1 - a / 2));
+	/* Every ACK marked from here: alpha climbs towards 1 by g x (1 -
+	 * alpha) per window and the window falls by alpha / 2 per window,
+	 * a cut per window at most. */
 	cct_init(&t, &uet_cc_dctcp, &cfg);
 	for (i = 0; i < 160; i++)
 		ack(&t, 0, false);
-	before = cw(&t);
-	for (i = 0; i < 30; i++) {
-		double now = ack(&t, 0, true);
+	{
+		double before = cw(&t), now;
+		int cuts = 0;
 
-		assert_true(now < before);
-		before = now;
+		for (i = 0; i < 40; i++) {
+			now = ack(&t, 0, true);
+			assert_true(now <= before);
+			cuts += now < before;
+			before = now;
+		}
+		/* 40 marked packets with a window that shrinks from 10
+		 * packets: one cut per window, so between 4 and 30. */
+		assert_true(cuts >= 4 && cuts < 30);
+		assert_true(before < 40960 * 0.6);
 	}
-	assert_true(before > MSS && before < 40960 * 0.6);
+}
+
+/* ---- DCTCP as MPRDMA (the REPS evaluation's CC) ---- */
+
+static void
+test_dctcp_mprdma_per_ack_steps(void **state)
+{
+	struct uet_cc_dctcp_cfg cfg = { .init_cwnd_bytes = 40000 };
+	struct cct t;
+	double w;
+
+	(void)state;
+	cct_init(&t, &uet_cc_dctcp_mprdma, NULL);
+	assert_near(cw(&t), 225000);
+	cct_init(&t, &uet_cc_dctcp_mprdma, &cfg);
+	/* Clean ACK: + MSS x acked / cwnd. */
+	w = 40000 + 4096.0 * 4096 / 40000;
+	assert_near(ack(&t, 0, false), w);
+	/* Every marked ACK: - acked / 4, no alpha and no per-window hold. */
+	assert_near(ack(&t, 0, true), w - 1024);
+	assert_near(ack(&t, 0, true), w - 2048);
+	/* Loss of any kind: - the lost bytes (one packet). */
+	assert_near(loss(&t, UET_CC_LOSS_TIMEOUT, 0), w - 2048 - 4096);
+	assert_near(loss(&t, UET_CC_LOSS_TRIM, 0), w - 2048 - 8192);
+	/* Never below one packet, never above the max. */
+	for (int i = 0; i < 20; i++)
+		loss(&t, UET_CC_LOSS_INFERRED, 0);
+	assert_near(cw(&t), MSS);
+	for (int i = 0; i < 20000; i++)
+		ack(&t, 0, false);
+	assert_near(cw(&t), 225000);
 }
 
 /* ---- NSCC ---- */
@@ -393,8 +465,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dctcp_per_ack_steps),
+		cmocka_unit_test(test_dctcp_one_cut_per_window),
+		cmocka_unit_test(test_dctcp_loss_halves_once),
 		cmocka_unit_test(test_dctcp_alpha_ewma),
+		cmocka_unit_test(test_dctcp_mprdma_per_ack_steps),
 		cmocka_unit_test(test_nscc_quadrants),
 		cmocka_unit_test(test_nscc_multiplicative_decrease),
 		cmocka_unit_test(test_nscc_quick_adapt_nack_timeout),

@@ -125,7 +125,7 @@ def s4(a, exe, tmp, out):
     out.append("| CC | completion (us) | of line rate | trims | drops | FCT spread (min/max) |")
     out.append("|---|---|---|---|---|---|")
     ideal = 8 * 32 * 1048576 * 8 / 400e3
-    for cc in ("nscc", "dctcp"):
+    for cc in ("nscc", "dctcp-mprdma", "dctcp"):
         r = sim(["--nodes", "16", "--hosts-per-tor", "8", "--pattern", "incast", "--fanin", "8",
                  "--root", "0", "--size", "32M", "--trim"] + common("reps", cc), exe, tmp,
                 "s4-" + cc)
