@@ -71,7 +71,7 @@ load balancer while one leaf-spine link fails, and compares them.
                           --ends; default $ENDS: the leaf does not notice)
   --link LEAF:SPINE       the link that fails (default $LINK)
   --lb LIST               load balancers, comma-separated (default $LBS;
-                          also flowlet, plb, strack)
+                          also flowlet, plb, strack, mprdma, mptcp)
   --seed N                uet-perf --seed: the permutation and every random
                           choice, the same for every load balancer (default $SEED)
   -s, --size BYTES        message size of the flows' streams (default $SIZE)
@@ -159,8 +159,8 @@ FAIL_SPINE=${BASH_REMATCH[2]}
 IFS=, read -r -a LB_LIST <<<"$LBS"
 [ ${#LB_LIST[@]} -ge 1 ] || die "--lb: no load balancer"
 for lb in "${LB_LIST[@]}"; do
-	case $lb in ecmp | ops | bitmap | reps | flowlet | plb | strack) ;;
-	*) die "--lb: unknown load balancer '$lb' (ecmp, ops, bitmap, reps, flowlet, plb, strack)" ;;
+	case $lb in ecmp | ops | bitmap | reps | flowlet | plb | strack | mprdma | mptcp) ;;
+	*) die "--lb: unknown load balancer '$lb' (ecmp, ops, bitmap, reps, flowlet, plb, strack, mprdma, mptcp)" ;;
 	esac
 done
 

@@ -55,6 +55,7 @@ struct uet_lb_feedback {
 	uint64_t rtt_ns;       /* valid RTT sample, 0 if none */
 	uint64_t idle_ns;      /* IDLE: how long the PDC did not send */
 	uint32_t cwnd_bytes;
+	uint32_t inflight_bytes; /* after this feedback's ACK or loss is counted */
 	uint64_t rto_ns;       /* current retransmission timeout */
 	uint64_t base_rtt_ns;  /* lowest RTT measured (config value until then) */
 	const struct uet_lb_params *p;
@@ -145,13 +146,31 @@ struct uet_lb_reps_cfg {
 				   * many packets (1..15); 0 or 1 = standard */
 	uint64_t idle_ns;         /* invalidate the cache after this long without
 				   * sending; 0 = 4 x base RTT */
+	/* Forced freezing (the paper's App. A): once the clock passes this
+	 * time, a PDC freezes once as if a failure had been seen; 0 = never. */
+	uint64_t force_freeze_at_ns;
 };
 extern const struct uet_lb_ops uet_lb_reps;
+
+/* mprdma: MPRDMA's ACK-clocked path choice (Lu et al., NSDI'18, as the REPS
+ * artifact runs it): an ACK after which the window lets a packet out hands
+ * its EV to the next send; otherwise, and at start, a random EV. No config. */
+extern const struct uet_lb_ops uet_lb_mprdma;
+
+/* mptcp: the REPS paper's MPTCP-like baseline: the PDC's packets round-robin
+ * over a few static EVs (subflows) drawn at start, with one CC. */
+struct uet_lb_mptcp_cfg {
+	uint8_t subflows;         /* 1..64; 0 = 8 */
+};
+extern const struct uet_lb_ops uet_lb_mptcp;
 
 /* flowlet: LetFlow at the host: a new random EV when the gap since the
  * PDC's previous packet exceeds gap_ns. */
 struct uet_lb_flowlet_cfg {
 	uint64_t gap_ns;          /* 0 = half the base RTT */
+	/* The REPS artifact's flowlets: the gap runs from the last ACK, not
+	 * the last send, and a PDC repaths at most once per RTO. */
+	bool ack_clock;
 };
 extern const struct uet_lb_ops uet_lb_flowlet;
 

@@ -45,6 +45,34 @@ const char *const uet_perf_patterns[] = {
 
 const char *const uet_perf_loss_detect[] = { "adaptive", "nack-rto", NULL };
 
+/*
+ * The REPS paper's simulation setup (reps.md §3.2-3.3, with the artifact's
+ * values where the text gives none): every load balancer under the MPRDMA
+ * DCTCP variant, 2^16 EVs (the artifact's -paths 65535), a fixed 70 us RTO
+ * and no trimming, per-packet ACKs, 400 Gb/s two-tier fat trees with 500
+ * ns links and switches, one-BDP queues marking ECN from 20% to 80%, 4 KiB
+ * packets; REPS with the artifact's 10 ms freeze and its reset exploration;
+ * flowlets timed from the last ACK; PLB at 25% for 2 rounds. Sizes, node
+ * counts and per-figure freezes are the scenario's (tools/sim/paper_figures.py).
+ */
+static const char *const profile_reps_paper[] = {
+	"link-gbps=400", "tiers=2", "link-latency-ns=500", "switch-latency-ns=500",
+	"buffer-bytes=0", "ecn-kmin-pct=20", "ecn-kmax-pct=80", "trim=no", "mtu=4096",
+	"ev-base=1", "ev-count=65535", "cc=dctcp-mprdma", "loss-detect=nack-rto",
+	"rto-ns=70000", "ack-every=0", "reps-freeze-ns=10000000", "reps-explore-reset=yes",
+	"flowlet-ack-clock=yes", "plb-ce-pct=25", "plb-rounds=2", "mptcp-subflows=8",
+	NULL,
+};
+
+static const char *const profile_none[] = { NULL };
+
+const struct uet_perf_profile uet_perf_profiles[] = {
+	{ "none", "the defaults", profile_none },
+	{ "reps-paper", "the REPS paper's simulations (EuroSys'26, section 4)",
+	  profile_reps_paper },
+	{ NULL, NULL, NULL },
+};
+
 enum opt_type {
 	T_BOOL,     /* INI and --name=V: true/false/yes/no/on/off/1/0 */
 	T_COUNT,    /* -v -v ...; --name=N */
@@ -69,7 +97,7 @@ enum opt_type {
 #define F_SYM 0x1  /* every host must agree: in uet_perf_opts_hash */
 #define F_POW2 0x2 /* power of two */
 
-enum { NAMES_NONE = 0, NAMES_PATTERN, NAMES_LB, NAMES_CC, NAMES_LOSS };
+enum { NAMES_NONE = 0, NAMES_PATTERN, NAMES_LB, NAMES_CC, NAMES_LOSS, NAMES_PROFILE };
 
 struct opt {
 	const char *lname;   /* --lname */
@@ -297,6 +325,15 @@ static const struct opt opt_table[] = {
 	{ .lname = "reps-reuse", .sec = "lb", .key = "reps_reuse",
 	  UINT(reps_reuse, 0, 0, 15), .flags = F_SYM, .meta = "N",
 	  .help = "reps ACK+Reuse: packets each cached EV serves; 0 or 1 = standard" },
+	{ .lname = "reps-explore-reset", .sec = "lb", .key = "reps_explore_reset",
+	  .type = T_BOOL, FLD(reps_explore_reset), .flags = F_SYM,
+	  .help = "reps: after freezing, clear the cache and send a cwnd of random EVs (the "
+		  "paper's artifact) instead of one random EV in 8 (the paper's text)" },
+	{ .lname = "reps-force-freeze-ns", .sec = "lb", .key = "reps_force_freeze_ns",
+	  UINT(reps_force_freeze_ns, 0, 0, NS_MAX), .flags = F_SYM, .meta = "NS",
+	  .defdoc = "0 (never)",
+	  .help = "reps: every PDC freezes once at its first send past this time, failure "
+		  "or not (the paper's forced freezing, App. A)" },
 	{ .lname = "ops-permute", .sec = "lb", .key = "ops_permute", .type = T_BOOL,
 	  FLD(ops_permute), .flags = F_SYM,
 	  .help = "ops: a random permutation of the EVs per round, not uniform EVs" },
@@ -304,12 +341,19 @@ static const struct opt opt_table[] = {
 	  UINT(flowlet_gap_ns, 0, 0, NS_MAX), .flags = F_SYM, .meta = "NS",
 	  .defdoc = "0 (base RTT / 2)",
 	  .help = "flowlet: a gap longer than this takes a new EV" },
+	{ .lname = "flowlet-ack-clock", .sec = "lb", .key = "flowlet_ack_clock",
+	  .type = T_BOOL, FLD(flowlet_ack_clock), .flags = F_SYM,
+	  .help = "flowlet: measure the gap from the last ACK and repath at most once per "
+		  "RTO (the REPS artifact's flowlets), not from the last send" },
 	{ .lname = "plb-ce-pct", .sec = "lb", .key = "plb_ce_pct",
 	  UINT(plb_ce_pct, 50, 0, 100), .flags = F_SYM, .meta = "PCT",
 	  .help = "plb: a round is congested above this share of CE-marked ACKs" },
 	{ .lname = "plb-rounds", .sec = "lb", .key = "plb_rounds",
 	  UINT(plb_rounds, 3, 1, 255), .flags = F_SYM, .meta = "N",
 	  .help = "plb: repath after this many congested rounds in a row" },
+	{ .lname = "mptcp-subflows", .sec = "lb", .key = "mptcp_subflows",
+	  UINT(mptcp_subflows, 8, 1, 64), .flags = F_SYM, .meta = "N",
+	  .help = "mptcp: static EVs a PDC's packets round-robin over" },
 
 	/* Congestion-control knobs */
 	{ .lname = "nscc-target-ns", .sec = "cc", .key = "nscc_target_ns",
@@ -401,6 +445,12 @@ static const struct opt opt_table[] = {
 	  .help = "routing convergence: a failed link or switch leaves the switches' ECMP "
 		  "groups this long after it fails, unless its spec says" },
 
+	{ .lname = "profile", .sec = "transport", .key = "profile", .type = T_NAME,
+	  .names = NAMES_PROFILE, FLD(profile), .sdef = "none", .meta = "NAME",
+	  .help = "start from a named set of options, which the INI file and the command line "
+		  "override: reps-paper (the REPS paper's simulation setup: dctcp-mprdma, 2^16 "
+		  "EVs, a fixed 70 us RTO, no trimming, per-packet ACKs, 400 Gb/s, one-BDP "
+		  "queues, ECN 20-80%; doc/uet-sim.md)" },
 	{ .lname = "config", .type = T_CONFIG, FLD(config), .meta = "FILE",
 	  .help = "read options from the INI FILE first; the command line overrides it" },
 	{ .lname = "help", .sname = 'h', .type = T_HELP, .help = "show this help" },
@@ -979,6 +1029,8 @@ name_at(int names, int i)
 		return uet_lb_all()[i] != NULL ? uet_lb_all()[i]->name : NULL;
 	if (names == NAMES_LOSS)
 		return uet_perf_loss_detect[i];
+	if (names == NAMES_PROFILE)
+		return uet_perf_profiles[i].name;
 	return uet_cc_all()[i] != NULL ? uet_cc_all()[i]->name : NULL;
 }
 
@@ -997,7 +1049,7 @@ static int
 check_name(int names, const char *v, char *err, size_t n)
 {
 	static const char *const what[] = { "", "pattern", "load balancer",
-					    "congestion controller", "loss detection" };
+					    "congestion controller", "loss detection", "profile" };
 	char list[256];
 	const char *s;
 	int i;
@@ -1226,6 +1278,8 @@ where(const struct uet_perf_opts *o, int i, char *buf, size_t n)
 	if (o->src[i] == UET_CONF_SRC_INI)
 		snprintf(buf, n, "%s:%u: key '%s.%s'", o->src_file, o->src_line[i], p->sec,
 			 p->key);
+	else if (o->src[i] == UET_CONF_SRC_PROFILE)
+		snprintf(buf, n, "option '--%s' (set by --profile %s)", p->lname, o->profile);
 	else
 		snprintf(buf, n, "option '--%s'", p->lname);
 	return buf;
@@ -1930,22 +1984,73 @@ cli_apply(struct uet_perf_opts *o, int argc, char **argv, char *err, size_t n)
 	return 0;
 }
 
+/* Apply profile settings under every other source; options the running
+ * tool lacks (uet-perf has no fabric) are skipped. */
+static int
+apply_profile(struct uet_perf_opts *o, const char *name, char *err, size_t n)
+{
+	const struct uet_perf_profile *pr;
+	char why[UET_PERF_PATH_MAX + 128], lname[64];
+	const char *const *kv;
+	int i;
+
+	for (pr = uet_perf_profiles; pr->name != NULL; pr++)
+		if (strcmp(pr->name, name) == 0)
+			break;
+	if (pr->name == NULL)
+		return fail(err, n, "option '--profile': unknown profile '%s'", SHOWN(name));
+	for (kv = pr->settings; *kv != NULL; kv++) {
+		const char *eq = strchr(*kv, '=');
+
+		snprintf(lname, sizeof(lname), "%.*s", (int)(eq - *kv), *kv);
+		i = find_long(lname);
+		if (i < 0)
+			return fail(err, n, "internal error: profile '%s' sets unknown '%s'",
+				    name, lname);
+		if (!for_app(&opt_table[i]))
+			continue;
+		if (apply(o, i, eq + 1, UET_CONF_SRC_PROFILE, 0, NULL, why, sizeof(why)) < 0)
+			return fail(err, n, "internal error: profile '%s': '--%s': %s", name,
+				    lname, why);
+	}
+	return 0;
+}
+
 int
 uet_perf_opts_parse(struct uet_perf_opts *o, int argc, char **argv, char *err,
 		    size_t errlen)
 {
 	struct uet_perf_opts *first = malloc(sizeof(*first));
-	int rc;
+	char profile[UET_PERF_NAME_MAX];
+	int rc, pi;
 
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (first == NULL)
 		return fail(err, errlen, "out of memory");
-	/* Pass 1 finds --config (and reports command-line errors first);
-	 * pass 2 applies the command line on top of the file. */
+	/* Pass 1 finds --config and --profile (and reports command-line
+	 * errors first); a profile named only in the file is read from it.
+	 * Pass 2 applies the profile, the file over it and the command line
+	 * on top. */
 	uet_perf_opts_default(first);
 	rc = cli_apply(first, argc, argv, err, errlen);
+	pi = find_long("profile");
+	if (rc == 0 && first->config[0] != '\0' && first->src[pi] != UET_CONF_SRC_CLI) {
+		char config[UET_PERF_PATH_MAX];
+
+		snprintf(config, sizeof(config), "%s", first->config);
+		uet_perf_opts_default(first);
+		rc = load_ini(first, config, err, errlen);
+	}
+	snprintf(profile, sizeof(profile), "%s", first->profile);
 	uet_perf_opts_default(o);
+	if (rc == 0)
+		rc = apply_profile(o, profile, err, errlen);
+	if (rc == 0) {
+		/* Pass 1 again for --config: the file's own read replaced it. */
+		uet_perf_opts_default(first);
+		rc = cli_apply(first, argc, argv, err, errlen);
+	}
 	if (rc == 0 && first->config[0] != '\0')
 		rc = load_ini(o, first->config, err, errlen);
 	free(first);
@@ -2437,7 +2542,11 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	a->reps.no_freezing = o->reps_no_freeze;
 	a->reps.freeze_ns = o->reps_freeze_ns;
 	a->reps.reuse = o->reps_reuse;
+	a->reps.explore = o->reps_explore_reset ? UET_REPS_EXPLORE_RESET : UET_REPS_EXPLORE_PAPER;
+	a->reps.force_freeze_at_ns = o->reps_force_freeze_ns;
 	a->flowlet.gap_ns = o->flowlet_gap_ns;
+	a->flowlet.ack_clock = o->flowlet_ack_clock;
+	a->mptcp.subflows = o->mptcp_subflows;
 	a->plb.ce_pct = o->plb_ce_pct;
 	a->plb.rounds = o->plb_rounds;
 	a->nscc.target_qdelay_ns = o->nscc_target_ns;
@@ -2451,6 +2560,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 		  : c->lb == &uet_lb_reps      ? (const void *)&a->reps
 		  : c->lb == &uet_lb_flowlet   ? (const void *)&a->flowlet
 		  : c->lb == &uet_lb_plb       ? (const void *)&a->plb
+		  : c->lb == &uet_lb_mptcp     ? (const void *)&a->mptcp
 					       : NULL;
 	c->cc_cfg = c->cc == &uet_cc_nscc    ? (const void *)&a->nscc
 		  : c->cc == &uet_cc_dctcp || c->cc == &uet_cc_dctcp_mprdma

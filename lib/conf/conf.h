@@ -78,6 +78,7 @@ enum uet_conf_src {
 	UET_CONF_SRC_DEFAULT = 0,
 	UET_CONF_SRC_INI = 1,
 	UET_CONF_SRC_CLI = 2,
+	UET_CONF_SRC_PROFILE = 3, /* --profile: above the defaults, below INI and CLI */
 };
 
 enum uet_perf_mode {
@@ -183,6 +184,7 @@ struct uet_perf_opts {
 	uint64_t rto_max_ns;                 /* 0: the endpoint's (10 ms) */
 	uint32_t max_rto_retx;               /* 0: the endpoint's (12) */
 	char loss_detect[UET_PERF_NAME_MAX]; /* uet_perf_loss_detect[] */
+	char profile[UET_PERF_NAME_MAX];     /* uet_perf_profiles[] */
 	uint64_t reorder_window_ns;          /* 0: adaptive */
 	uint32_t ooo_min_pkts;
 	uint32_t probe_rtts;                 /* 0: no probes */
@@ -196,8 +198,12 @@ struct uet_perf_opts {
 	uint64_t reps_freeze_ns;
 	bool reps_no_freeze;
 	uint8_t reps_reuse;
+	bool reps_explore_reset;
+	uint64_t reps_force_freeze_ns;
 	bool ops_permute;
 	uint64_t flowlet_gap_ns;
+	bool flowlet_ack_clock;
+	uint8_t mptcp_subflows;
 	uint8_t plb_ce_pct;
 	uint8_t plb_rounds;
 	uint64_t nscc_target_ns;
@@ -246,6 +252,16 @@ struct uet_perf_opts {
 /* Loss-detection names accepted by --loss-detect, NULL-terminated, in
  * enum uet_loss_detect order. */
 extern const char *const uet_perf_loss_detect[];
+
+/* Named option sets for --profile: each a name, what it reproduces and
+ * its "lname=value" settings (NULL-terminated); the list ends with a NULL
+ * name. "none" sets nothing. */
+struct uet_perf_profile {
+	const char *name;
+	const char *what;
+	const char *const *settings;
+};
+extern const struct uet_perf_profile uet_perf_profiles[];
 
 /* Pattern names accepted by --pattern, NULL-terminated. */
 extern const char *const uet_perf_patterns[];
@@ -308,6 +324,7 @@ struct uet_perf_algo_cfg {
 	struct uet_lb_reps_cfg reps;
 	struct uet_lb_flowlet_cfg flowlet;
 	struct uet_lb_plb_cfg plb;
+	struct uet_lb_mptcp_cfg mptcp;
 	struct uet_cc_nscc_cfg nscc;
 	struct uet_cc_dctcp_cfg dctcp;
 };

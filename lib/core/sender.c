@@ -203,6 +203,7 @@ lb_feedback_full(struct uet_ep *ep, struct pdc *p, enum uet_lb_fb_kind k, uint16
 		.rtt_ns = rtt,
 		.idle_ns = idle,
 		.cwnd_bytes = tx_cwnd(ep, p),
+		.inflight_bytes = p->tx.inflight_bytes,
 		.rto_ns = tx_rto(ep, p),
 		.base_rtt_ns = base_rtt_est(ep, p),
 		.p = &ep->lb_params,

@@ -11,6 +11,8 @@ static const struct uet_lb_ops *const registry[] = {
 	&uet_lb_flowlet,
 	&uet_lb_plb,
 	&uet_lb_strack,
+	&uet_lb_mprdma,
+	&uet_lb_mptcp,
 	NULL,
 };
 

@@ -27,6 +27,8 @@
  *    entries are only marked invalid (frozen REPS recycles them anyway).
  * 7. NACKed, lost and timed-out EVs are never cached; retransmissions take
  *    their EV from the same rule as new packets.
+ * Forced freezing (App. A): force_freeze_at_ns freezes every PDC once, at
+ * its first send past that time, failure or not.
  * Variant for coalesced ACKs: reuse = n makes each cached EV serve n
  * packets (ACK+Reuse EVs, §4.5.1); only the oldest valid entry is ever
  * being reused, so one counter suffices.
@@ -48,6 +50,7 @@ struct __attribute__((packed)) reps_state {
 	uint8_t frozen : 1;    /* isFreezingMode */
 	uint8_t nfilled : 4;   /* slots ever written (isEmpty) */
 	uint8_t frz_rr : 3;    /* round robin while frozen */
+	uint8_t forced : 1;    /* the forced freeze (App. A) happened */
 	uint8_t explore;       /* exploreCounter */
 	uint8_t uses;          /* packets sent on the oldest valid entry */
 };
@@ -89,8 +92,17 @@ reps_init(void *stp, const struct uet_lb_params *p, struct uet_prng *rng)
 	reps_clear(st);
 	st->exit_us = 0;
 	st->frozen = 0;
+	st->forced = 0;
 	st->explore = 0;
 	return 0;
+}
+
+static uint32_t
+freeze(struct reps_state *st, const struct uet_lb_reps_cfg *cfg, uint64_t now_ns)
+{
+	st->frozen = 1;
+	st->exit_us = us_of(now_ns + (cfg != NULL && cfg->freeze_ns ? cfg->freeze_ns : 1000000));
+	return UET_LB_EV_FREEZE;
 }
 
 static uint16_t
@@ -102,6 +114,12 @@ reps_next_ev(void *stp, struct uet_lb_send_ctx *c)
 	uint32_t off;
 	uint16_t ev;
 
+	if (cfg != NULL && cfg->force_freeze_at_ns != 0 && !st->forced &&
+	    c->now_ns >= cfg->force_freeze_at_ns) {
+		st->forced = 1;
+		if (!st->frozen)
+			c->events |= freeze(st, cfg, c->now_ns);
+	}
 	/* Algorithm 2, ONSEND */
 	if (st->explore > 0) {
 		st->explore--;
@@ -161,12 +179,8 @@ reps_feedback(void *stp, const struct uet_lb_feedback *fb)
 		return events;
 	case UET_LB_FB_FAILURE:
 		/* ONFAILUREDETECTION: not while exploring right after a thaw. */
-		if ((cfg == NULL || !cfg->no_freezing) && !st->frozen && st->explore == 0) {
-			st->frozen = 1;
-			st->exit_us = us_of(fb->now_ns + (cfg != NULL && cfg->freeze_ns ? cfg->freeze_ns
-										 : 1000000));
-			events |= UET_LB_EV_FREEZE;
-		}
+		if ((cfg == NULL || !cfg->no_freezing) && !st->frozen && st->explore == 0)
+			events |= freeze(st, cfg, fb->now_ns);
 		return events;
 	case UET_LB_FB_IDLE:
 		idle = cfg != NULL && cfg->idle_ns ? cfg->idle_ns : 4 * fb->base_rtt_ns;

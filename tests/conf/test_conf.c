@@ -544,7 +544,7 @@ test_cli_errors(void **state)
 	cli_fails("option '--verify': 'maybe' is not a boolean", "--verify=maybe", NULL);
 	cli_fails("option '--verbose': given more than 9 times", "-vvvvvvvvvv", NULL);
 	cli_fails("option '--lb': unknown load balancer 'rr' (one of: ecmp, ops, bitmap, reps, "
-		  "flowlet, plb, strack)", "--lb", "rr", NULL);
+		  "flowlet, plb, strack, mprdma, mptcp)", "--lb", "rr", NULL);
 	cli_fails("option '--cc': unknown congestion controller 'reno'", "--cc", "reno", NULL);
 	cli_fails("option '--pattern': unknown pattern 'ring'", "--pattern", "ring", NULL);
 	cli_fails("option '--client': 'a b' is not a host name", "-c", "a b", NULL);
@@ -1201,6 +1201,83 @@ test_write_ini_roundtrip(void **state)
 	free(b);
 }
 
+/* --profile reps-paper: the same options as config/reps-paper.ini; the INI
+ * and the command line override it; uet-perf takes its transport part. */
+static char *
+written(const struct uet_perf_opts *o)
+{
+	FILE *f = tmpfile();
+	char *t, *line;
+
+	assert_non_null(f);
+	uet_perf_opts_write_ini(o, f);
+	t = file_text(f, NULL);
+	fclose(f);
+	/* The profile's own name is not one of its settings. */
+	line = strstr(t, "profile = ");
+	if (line != NULL)
+		memmove(line, strchr(line, '\n') + 1, strlen(strchr(line, '\n') + 1) + 1);
+	return t;
+}
+
+static void
+test_profile(void **state)
+{
+	struct uet_perf_opts *a = new_opts(), *b = new_opts();
+	struct uet_perf_algo_cfg algo;
+	struct uet_ep_config c;
+	char path[512], *t1, *t2;
+
+	(void)state;
+	uet_conf_set_app(UET_CONF_APP_SIM);
+	snprintf(path, sizeof(path), "%s/config/reps-paper.ini", env_or("UET_SOURCE_ROOT", "."));
+	assert_int_equal(parse(a, "--profile", "reps-paper", NULL), 0);
+	assert_int_equal(parse(b, "--config", path, NULL), 0);
+	t1 = written(a);
+	t2 = written(b);
+	assert_string_equal(t1, t2);
+	free(t1);
+	free(t2);
+	assert_string_equal(a->cc, "dctcp-mprdma");
+	assert_int_equal(a->ev_count, 65535);
+	assert_int_equal(a->rto_ns, 70000);
+	assert_int_equal(a->ack_every_bytes, 0);
+	assert_false(a->trim);
+	assert_int_equal(a->plb_ce_pct, 25);
+	a->base_rtt_ns = 8000; /* uet-sim sets it from the fabric */
+	if (uet_perf_opts_to_ep_config(a, &c, &algo, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_ptr_equal(c.cc, &uet_cc_dctcp_mprdma);
+	assert_int_equal(c.loss_detect, 1); /* nack-rto */
+	assert_int_equal(algo.reps.explore, UET_REPS_EXPLORE_RESET);
+	assert_true(algo.flowlet.ack_clock);
+	/* The file and the command line override the profile; a profile named
+	 * in the file applies under the file's own keys. */
+	assert_int_equal(parse(a, "--profile", "reps-paper", "--cc", "nscc", "--trim", NULL), 0);
+	assert_string_equal(a->cc, "nscc");
+	assert_true(a->trim);
+	assert_int_equal(a->ev_count, 65535);
+	assert_int_equal(uet_perf_opts_source(a, "ev-count"), UET_CONF_SRC_PROFILE);
+	write_str("[transport]\nprofile = reps-paper\nev_count = 256\n");
+	assert_int_equal(parse(a, "--config", tmp_path, NULL), 0);
+	assert_int_equal(a->ev_count, 256);
+	assert_string_equal(a->cc, "dctcp-mprdma");
+	assert_int_equal(parse(a, "--config", tmp_path, "--profile", "none", NULL), 0);
+	assert_int_equal(a->ev_count, 256);
+	assert_string_equal(a->cc, "nscc");
+	unlink(tmp_path);
+	cli_fails("option '--profile': unknown profile 'htsim' (one of: none, reps-paper)",
+		  "--profile", "htsim", NULL);
+	/* uet-perf has no fabric: the transport part only. */
+	uet_conf_set_app(UET_CONF_APP_PERF);
+	assert_int_equal(parse(a, "--profile", "reps-paper", NULL), 0);
+	assert_string_equal(a->cc, "dctcp-mprdma");
+	assert_int_equal(a->rto_ns, 70000);
+	assert_int_equal(uet_perf_opts_source(a, "cc"), UET_CONF_SRC_PROFILE);
+	free(a);
+	free(b);
+}
+
 /* Every call resets getopt: the same arguments give the same answer, also
  * after a parse that stopped in the middle of "-vx". */
 static void
@@ -1577,6 +1654,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_to_ep_config),
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_write_ini_roundtrip),
+		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_repeated_calls),
 		cmocka_unit_test(test_usage_and_doc),
 		cmocka_unit_test_teardown(test_sim_app, back_to_perf),

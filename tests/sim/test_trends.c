@@ -15,6 +15,10 @@
  *    of trimmed packets, near line-rate completion, fair shares.
  * 5. EV-set size 32, 256, 65535: OPS degrades at small sets much more
  *    than REPS.
+ * 6. The paper's baselines under its setup (--profile reps-paper):
+ *    permutation, where REPS leads, OPS, bitmap and MPRDMA's ACK clocking
+ *    follow closely, and the MPTCP-like 8 subflows, flowlets and PLB fall
+ *    far behind with ECMP (paper §4.2, Fig. 3).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -325,6 +329,40 @@ test_ev_set(void **state)
 	assert_true((double)fct[1][0] / fct[1][2] < (double)fct[0][0] / fct[0][2] - 0.1);
 }
 
+/* 6. The paper's baselines with its setup: 128 hosts, 4 MiB permutation. */
+static void
+test_paper_baselines(void **state)
+{
+	static const char *const lbs[] = { "reps", "ops", "bitmap", "mprdma", "mptcp",
+					   "flowlet", "plb", "ecmp" };
+	enum { N = sizeof(lbs) / sizeof(lbs[0]) };
+	struct outcome r;
+	double us[N];
+	size_t l;
+
+	(void)state;
+	for (l = 0; l < N; l++) {
+		simulate(&r, "--profile", "reps-paper", "--nodes", "128", "--pattern",
+			 "permutation", "--size", "4M", "--iters", "1", "--seed", "2", "--lb",
+			 lbs[l], NULL);
+		assert_int_equal(r.ok, 128);
+		assert_int_equal(r.trims, 0); /* the profile does not trim */
+		us[l] = (double)r.completion_ns / 1e3;
+		release(&r);
+	}
+	note("reps-paper permutation 128 x 4 MiB: REPS %.1f, OPS %.1f, bitmap %.1f, MPRDMA "
+	     "%.1f, MPTCP-like %.1f, flowlet %.1f, PLB %.1f, ECMP %.1f us\n", us[0], us[1],
+	     us[2], us[3], us[4], us[5], us[6], us[7]);
+	/* REPS first; the per-packet schemes within 15% of OPS. */
+	for (l = 1; l < N; l++)
+		assert_true(us[0] <= us[l]);
+	assert_true(us[2] < 1.15 * us[1] && us[3] < 1.15 * us[1]);
+	/* 8 static subflows collide: well behind; per-flow schemes further. */
+	assert_true(us[4] > 1.5 * us[1]);
+	for (l = 5; l < N; l++)
+		assert_true(us[l] > 2.5 * us[1] && us[l] > us[4]);
+}
+
 int
 main(void)
 {
@@ -334,6 +372,7 @@ main(void)
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_incast),
 		cmocka_unit_test(test_ev_set),
+		cmocka_unit_test(test_paper_baselines),
 	};
 
 	return cmocka_run_group_tests_name("trends", tests, NULL, NULL);

@@ -28,6 +28,7 @@ struct lbt {
 	uint64_t st[UET_LB_STATE_MAX / 8];
 	uint64_t now_ns;
 	uint32_t cwnd_bytes;
+	uint32_t inflight_bytes;
 	uint32_t events; /* of the last send */
 };
 
@@ -78,6 +79,7 @@ fb_full(struct lbt *t, enum uet_lb_fb_kind kind, uint16_t ev, bool ce, uint64_t 
 		.rtt_ns = BASE_RTT_NS,
 		.idle_ns = idle_ns,
 		.cwnd_bytes = t->cwnd_bytes,
+		.inflight_bytes = t->inflight_bytes,
 		.rto_ns = 4 * BASE_RTT_NS,
 		.base_rtt_ns = BASE_RTT_NS,
 		.p = &t->p,
@@ -367,6 +369,37 @@ test_reps_reset_exploration_and_config(void **state)
 /* ---- bitmap ---- */
 
 static void
+test_reps_forced_freeze(void **state)
+{
+	struct uet_lb_reps_cfg cfg = { .force_freeze_at_ns = 1005000, .freeze_ns = 20000 };
+	struct lbt t;
+	int i;
+
+	(void)state;
+	lbt_init(&t, &uet_lb_reps, 100, 1000, &cfg, 91);
+	for (i = 0; i < 4; i++)
+		ack(&t, (uint16_t)(200 + i), false);
+	t.now_ns = 1004999;
+	assert_int_equal(send(&t), 200);
+	assert_false(frozen(&t));
+	/* The first send past the time freezes, with no failure seen: the
+	 * cached EVs, then round robin over them. */
+	t.now_ns = 1005000;
+	assert_int_equal(send(&t), 201);
+	assert_int_equal(t.events, UET_LB_EV_FREEZE);
+	assert_true(frozen(&t));
+	expect_seq(&t, (const uint16_t[]){ 202, 203, 200, 201, 202 }, 5);
+	/* Thawed after freeze_ns; it never forces again. */
+	t.now_ns += 20000 + 1024;
+	ack(&t, 300, false);
+	assert_false(frozen(&t));
+	t.now_ns += 1000000;
+	send(&t);
+	assert_int_equal(t.events, 0);
+	assert_false(frozen(&t));
+}
+
+static void
 test_bitmap_walk_skip_and_decrement(void **state)
 {
 	struct uet_lb_bitmap_cfg cfg = { .evs = 16 };
@@ -646,6 +679,115 @@ test_flowlet_gap(void **state)
 }
 
 static void
+test_flowlet_ack_clock(void **state)
+{
+	struct uet_lb_flowlet_cfg cfg = { .gap_ns = 3000, .ack_clock = true };
+	struct lbt t;
+	uint16_t ev, ev2;
+
+	(void)state;
+	lbt_init(&t, &uet_lb_flowlet, 100, 1000, &cfg, 53);
+	ev = rnd(&t);
+	assert_int_equal(send(&t), ev);
+	/* ACKs keep the flowlet alive however far apart the sends are. */
+	t.now_ns += 2000;
+	ack(&t, ev, false);
+	t.now_ns += 2000;
+	assert_int_equal(send(&t), ev);
+	ack(&t, ev, false);
+	t.now_ns += 2500;
+	assert_int_equal(send(&t), ev);
+	/* 6 us without an ACK, back-to-back sends: the gap is over, but the
+	 * last repath (the start) is less than an RTO (40 us) ago. */
+	t.now_ns += 3500;
+	assert_int_equal(send(&t), ev);
+	assert_int_equal(t.events, 0);
+	/* An RTO after the start, still no ACK: a new EV, then none for an
+	 * RTO however long the ACKs stay away. */
+	t.now_ns = 1000000 + 4 * BASE_RTT_NS + 1;
+	ev2 = rnd(&t);
+	assert_int_equal(send(&t), ev2);
+	assert_int_equal(t.events, UET_LB_EV_REPATH);
+	t.now_ns += 4 * BASE_RTT_NS;
+	assert_int_equal(send(&t), ev2);
+	t.now_ns += 1;
+	assert_int_equal(send(&t), rnd(&t));
+	assert_no_hidden_draws(&t);
+}
+
+/* ---- MPRDMA, MPTCP-like ---- */
+
+static void
+test_mprdma_ack_clocking(void **state)
+{
+	struct lbt t;
+	uint16_t ev;
+
+	(void)state;
+	lbt_init(&t, &uet_lb_mprdma, 100, 1000, NULL, 71);
+	/* Nothing handed over yet: random EVs. */
+	assert_int_equal(send(&t), rnd(&t));
+	assert_int_equal(send(&t), rnd(&t));
+	/* An ACK that leaves room for a packet hands its EV to the next send
+	 * (CE marked or not), once. */
+	t.inflight_bytes = 8 * MSS;
+	ack(&t, 321, true);
+	assert_int_equal(send(&t), 321);
+	assert_int_equal(send(&t), rnd(&t));
+	/* The latest such ACK wins. */
+	ack(&t, 400, false);
+	ack(&t, 401, false);
+	assert_int_equal(send(&t), 401);
+	/* An ACK after which the window is full hands nothing, and takes
+	 * back what an earlier one handed over. */
+	ack(&t, 500, false);
+	t.inflight_bytes = 10 * MSS - 1;
+	ack(&t, 501, false);
+	ev = rnd(&t);
+	assert_int_equal(send(&t), ev);
+	/* NACKs and timeouts hand nothing over. */
+	t.inflight_bytes = 0;
+	fb(&t, UET_LB_FB_NACK, 600);
+	fb(&t, UET_LB_FB_TIMEOUT, 601);
+	assert_int_equal(send(&t), rnd(&t));
+	assert_no_hidden_draws(&t);
+}
+
+static void
+test_mptcp_round_robin(void **state)
+{
+	struct uet_lb_mptcp_cfg cfg = { .subflows = 3 }, big = { .subflows = 64 };
+	struct lbt t;
+	uint32_t first;
+	int i;
+
+	(void)state;
+	lbt_init(&t, &uet_lb_mptcp, 100, 1000, NULL, 81);
+	first = (uint32_t)uet_prng_below(&t.shadow, 1000);
+	/* 8 subflows by default, consecutive EVs wrapping in the set, in
+	 * turn; feedback of any kind changes nothing. */
+	for (i = 0; i < 40; i++) {
+		assert_int_equal(send(&t), 100 + (first + (uint32_t)i % 8) % 1000);
+		fb(&t, (enum uet_lb_fb_kind)(i % 7), 100 + (first + (uint32_t)i % 8) % 1000);
+	}
+	assert_no_hidden_draws(&t);
+	lbt_init(&t, &uet_lb_mptcp, 100, 1000, &cfg, 82);
+	first = (uint32_t)uet_prng_below(&t.shadow, 1000);
+	for (i = 0; i < 9; i++)
+		assert_int_equal(send(&t), 100 + (first + (uint32_t)i % 3) % 1000);
+	/* More subflows than EVs: one subflow per EV. */
+	lbt_init(&t, &uet_lb_mptcp, 100, 5, &big, 83);
+	first = (uint32_t)uet_prng_below(&t.shadow, 5);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(send(&t), 100 + (first + (uint32_t)i % 5) % 5);
+	assert_no_hidden_draws(&t);
+	/* Over 64 subflows is a bad config. */
+	big.subflows = 65;
+	t.p.cfg = &big;
+	assert_int_equal(uet_lb_mptcp.init(t.st, &t.p, &t.rng), UET_ERR_INVAL);
+}
+
+static void
 test_ecmp_one_ev_for_life(void **state)
 {
 	struct lbt t;
@@ -684,6 +826,10 @@ main(void)
 		cmocka_unit_test(test_strack_lb_round_robin_recycle_marks),
 		cmocka_unit_test(test_plb_repaths_after_congested_rounds),
 		cmocka_unit_test(test_flowlet_gap),
+		cmocka_unit_test(test_flowlet_ack_clock),
+		cmocka_unit_test(test_mprdma_ack_clocking),
+		cmocka_unit_test(test_mptcp_round_robin),
+		cmocka_unit_test(test_reps_forced_freeze),
 		cmocka_unit_test(test_ecmp_one_ev_for_life),
 	};
 
