@@ -114,6 +114,9 @@ struct uet_lb_ops_cfg {
 	bool permute;
 };
 extern const struct uet_lb_ops uet_lb_ops_spray;
+/* ar: OPS at the host for a fabric whose switches route adaptively (the
+ * simulator's adaptive routing; see ops.c). Config: uet_lb_ops_cfg. */
+extern const struct uet_lb_ops uet_lb_ar;
 
 /* bitmap: the UET/STrack-style penalty walk over a permuted EV sequence. */
 struct uet_lb_bitmap_cfg {

@@ -1353,6 +1353,10 @@ finalize(struct uet_perf_opts *o, char *err, size_t n)
 
 	if (o->mode != UET_PERF_MODE_SERVER && is_set(o, "clients"))
 		return fail(err, n, "%s: needs --server", WHERE(row("clients")));
+	if (conf_app == UET_CONF_APP_PERF && strcmp(o->lb, "ar") == 0)
+		return fail(err, n, "%s: 'ar' is adaptive routing in the switches, which uet-sim "
+			    "models; on a testbed configure it in the switches and spray with "
+			    "--lb ops", WHERE(row("lb")));
 	if (o->duration_s > 0 &&
 	    (strcmp(o->pattern, "ring-allreduce") == 0 ||
 	     strcmp(o->pattern, "butterfly-allreduce") == 0 || strcmp(o->pattern, "cm") == 0))
@@ -2556,7 +2560,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	a->nscc.trimming = o->trim;
 	a->dctcp.g_shift = o->dctcp_g_shift;
 
-	c->lb_cfg = c->lb == &uet_lb_ops_spray ? (const void *)&a->ops
+	c->lb_cfg = c->lb == &uet_lb_ops_spray || c->lb == &uet_lb_ar ? (const void *)&a->ops
 		  : c->lb == &uet_lb_reps      ? (const void *)&a->reps
 		  : c->lb == &uet_lb_flowlet   ? (const void *)&a->flowlet
 		  : c->lb == &uet_lb_plb       ? (const void *)&a->plb

@@ -77,3 +77,15 @@ const struct uet_lb_ops uet_lb_ops_spray = {
 	.next_ev = ops_next_ev,
 	.feedback = ops_feedback,
 };
+
+/* ar: switch-side adaptive routing (NVIDIA Adaptive RoCE, the REPS paper's
+ * §4.1 baseline). The hosts spray as OPS does; the switches pick each
+ * packet's port (uet-sim turns its adaptive routing on for this name;
+ * uet-perf refuses it: on a testbed it is the switches' setting). */
+const struct uet_lb_ops uet_lb_ar = {
+	.name = "ar",
+	.state_size = sizeof(struct ops_state),
+	.init = ops_init,
+	.next_ev = ops_next_ev,
+	.feedback = ops_feedback,
+};

@@ -13,6 +13,7 @@ static const struct uet_lb_ops *const registry[] = {
 	&uet_lb_strack,
 	&uet_lb_mprdma,
 	&uet_lb_mptcp,
+	&uet_lb_ar,
 	NULL,
 };
 

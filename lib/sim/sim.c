@@ -568,6 +568,41 @@ route_port(const struct sim *s, const struct sim_node *n, uint32_t host, uint64_
 	return s->grp_ports[g->first + (uint32_t)(uet_mix64(n->seed ^ key) % g->cnt)];
 }
 
+/*
+ * Adaptive routing: the group member with the least queued bytes, scanning
+ * from the hashed member so that equal queues (an idle fabric) fall back
+ * to ECMP on the EV. Members down at this switch are skipped; one dead
+ * further away is not known here, as on a real switch.
+ */
+static uint32_t
+route_port_adaptive(const struct sim *s, const struct sim_node *n, uint32_t host, uint64_t key)
+{
+	uint32_t tor = host / s->hpt, i, best = UINT32_MAX, start;
+	uint64_t best_bytes = UINT64_MAX;
+	const struct sim_grp *g;
+
+	if (n->idx == tor)
+		return route_port(s, n, host, key);
+	g = &s->grp[s->rt[(size_t)n->idx * s->n_tors + tor]];
+	if (g->cnt <= 1)
+		return route_port(s, n, host, key);
+	start = (uint32_t)(uet_mix64(n->seed ^ key) % g->cnt);
+	for (i = 0; i < g->cnt; i++) {
+		uint32_t pi = s->grp_ports[g->first + (start + i) % g->cnt];
+		const struct sim_port *p = &s->ports[pi];
+		uint64_t b = p->q[0].bytes + p->q[1].bytes;
+
+		if (p->failed || !p->up)
+			continue;
+		if (b < best_bytes) {
+			best_bytes = b;
+			best = pi;
+		}
+	}
+	/* Every member down here: the hash's choice blackholes as ECMP's. */
+	return best != UINT32_MAX ? best : s->grp_ports[g->first + start];
+}
+
 static void
 switch_forward(struct sim *s, struct sim_port *in, struct sim_pkt *pkt)
 {
@@ -601,7 +636,8 @@ switch_forward(struct sim *s, struct sim_port *in, struct sim_pkt *pkt)
 		}
 		key = ecmp_key(uet_get_be32(ip + 12), dst, uet_get_be32(ip + 20), ip[9]);
 	}
-	pi = route_port(s, n, host, key);
+	pi = s->cfg.adaptive_routing ? route_port_adaptive(s, n, host, key)
+				     : route_port(s, n, host, key);
 	if (pi == UINT32_MAX) {
 		in->st.drops_noroute++;
 		switch_drop(s, pkt);

@@ -51,6 +51,11 @@ struct sim_config {
 			      * rather than by checksum: the same outcome
 			      * without two passes over every payload (large
 			      * runs); captures show no UDP checksum */
+	/* Switch-side adaptive routing (NVIDIA Adaptive RoCE as the REPS
+	 * paper models it): each packet leaves by the eligible ECMP member
+	 * with the least queued bytes, the EV's hash breaking ties; a member
+	 * whose link is down locally is not eligible. */
+	bool adaptive_routing;
 };
 
 void sim_config_default(struct sim_config *c);

@@ -544,8 +544,9 @@ test_cli_errors(void **state)
 	cli_fails("option '--verify': 'maybe' is not a boolean", "--verify=maybe", NULL);
 	cli_fails("option '--verbose': given more than 9 times", "-vvvvvvvvvv", NULL);
 	cli_fails("option '--lb': unknown load balancer 'rr' (one of: ecmp, ops, bitmap, reps, "
-		  "flowlet, plb, strack, mprdma, mptcp)", "--lb", "rr", NULL);
+		  "flowlet, plb, strack, mprdma, mptcp, ar)", "--lb", "rr", NULL);
 	cli_fails("option '--cc': unknown congestion controller 'reno'", "--cc", "reno", NULL);
+	cli_fails("option '--lb': 'ar' is adaptive routing in the switches", "--lb", "ar", NULL);
 	cli_fails("option '--pattern': unknown pattern 'ring'", "--pattern", "ring", NULL);
 	cli_fails("option '--client': 'a b' is not a host name", "-c", "a b", NULL);
 	cli_fails("option '--json': 'a\?b' contains a control character", "-J", "a\nb", NULL);

@@ -18,7 +18,8 @@
  * 6. The paper's baselines under its setup (--profile reps-paper):
  *    permutation, where REPS leads, OPS, bitmap and MPRDMA's ACK clocking
  *    follow closely, and the MPTCP-like 8 subflows, flowlets and PLB fall
- *    far behind with ECMP (paper §4.2, Fig. 3).
+ *    far behind with ECMP (paper §4.2, Fig. 3); switch-side adaptive
+ *    routing matches REPS on tornado and loses to it on permutation.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -334,7 +335,7 @@ static void
 test_paper_baselines(void **state)
 {
 	static const char *const lbs[] = { "reps", "ops", "bitmap", "mprdma", "mptcp",
-					   "flowlet", "plb", "ecmp" };
+					   "flowlet", "plb", "ecmp", "ar" };
 	enum { N = sizeof(lbs) / sizeof(lbs[0]) };
 	struct outcome r;
 	double us[N];
@@ -351,16 +352,35 @@ test_paper_baselines(void **state)
 		release(&r);
 	}
 	note("reps-paper permutation 128 x 4 MiB: REPS %.1f, OPS %.1f, bitmap %.1f, MPRDMA "
-	     "%.1f, MPTCP-like %.1f, flowlet %.1f, PLB %.1f, ECMP %.1f us\n", us[0], us[1],
-	     us[2], us[3], us[4], us[5], us[6], us[7]);
+	     "%.1f, MPTCP-like %.1f, flowlet %.1f, PLB %.1f, ECMP %.1f, adaptive routing %.1f "
+	     "us\n", us[0], us[1], us[2], us[3], us[4], us[5], us[6], us[7], us[8]);
 	/* REPS first; the per-packet schemes within 15% of OPS. */
 	for (l = 1; l < N; l++)
 		assert_true(us[0] <= us[l]);
 	assert_true(us[2] < 1.15 * us[1] && us[3] < 1.15 * us[1]);
 	/* 8 static subflows collide: well behind; per-flow schemes further. */
 	assert_true(us[4] > 1.5 * us[1]);
-	for (l = 5; l < N; l++)
+	for (l = 5; l < 8; l++)
 		assert_true(us[l] > 2.5 * us[1] && us[l] > us[4]);
+	/* Adaptive routing: a locally best port is not globally best. */
+	assert_true(us[8] > 1.2 * us[0]);
+	/* Tornado, where every flow crosses the spines and the local choice is
+	 * the right one: adaptive routing within 5% of REPS (or ahead). */
+	{
+		uint64_t t[2];
+
+		for (l = 0; l < 2; l++) {
+			simulate(&r, "--profile", "reps-paper", "--nodes", "128", "--pattern",
+				 "tornado", "--size", "4M", "--iters", "1", "--seed", "2", "--lb",
+				 l == 0 ? "reps" : "ar", NULL);
+			assert_int_equal(r.ok, 128);
+			t[l] = r.completion_ns;
+			release(&r);
+		}
+		note("reps-paper tornado 128 x 4 MiB: REPS %.1f, adaptive routing %.1f us\n",
+		     t[0] / 1e3, t[1] / 1e3);
+		assert_true(t[1] * 100 <= t[0] * 105);
+	}
 }
 
 int
