@@ -25,6 +25,7 @@
 
 #include "text/text.h"
 #include "conf/conf.h"
+#include "sim/series.h"
 #include "uet/wire.h"
 
 #ifndef UET_VERSION
@@ -384,6 +385,15 @@ static const struct opt opt_table[] = {
 		  "--json target, stdout without one" },
 	{ .lname = "csv", .sec = "output", .key = "csv", .type = T_STR, FLD(csv),
 	  .meta = "PREFIX", .help = "write PREFIX-timeline.csv and PREFIX-flows.csv" },
+	{ SIM, .lname = "port-series", .sec = "output", .key = "port_series", .type = T_STR,
+	  FLD(port_series), .meta = "LIST",
+	  .help = "per-port time series of these cables (utilisation, queue, queue peak), in "
+		  "the JSON (end.fabric.series) and PREFIX-ports.csv: comma-separated "
+		  "hostN, torN.upM, aggN.upM or a class host, tor-up, agg-up, each with "
+		  ":up (default), :down or :both, e.g. tor0.up1:both,agg-up" },
+	{ SIM, .lname = "series-us", .sec = "output", .key = "series_us",
+	  DBL(series_us, 10, 0.001, 1e6), .meta = "US",
+	  .help = "sampling interval of --port-series (simulated)" },
 	{ .lname = "verbose", .sname = 'v', .sec = "output", .key = "verbose",
 	  .type = T_COUNT, FLD(verbose), .def = 0, .min = 0, .max = 9, .meta = "N",
 	  .help = "more log output: -v, -vv, ... or --verbose=N" },
@@ -1353,6 +1363,18 @@ finalize(struct uet_perf_opts *o, char *err, size_t n)
 
 	if (o->mode != UET_PERF_MODE_SERVER && is_set(o, "clients"))
 		return fail(err, n, "%s: needs --server", WHERE(row("clients")));
+	if (o->port_series[0] != '\0') {
+		struct sim_series_sel *sel = malloc(sizeof(*sel));
+		char why[256];
+		int bad;
+
+		if (sel == NULL)
+			return fail(err, n, "out of memory");
+		bad = sim_series_parse(o->port_series, sel, why, sizeof(why));
+		free(sel);
+		if (bad)
+			return fail(err, n, "%s: %s", WHERE(row("port-series")), why);
+	}
 	if (conf_app == UET_CONF_APP_PERF && strcmp(o->lb, "ar") == 0)
 		return fail(err, n, "%s: 'ar' is adaptive routing in the switches, which uet-sim "
 			    "models; on a testbed configure it in the switches and spray with "

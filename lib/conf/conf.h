@@ -216,6 +216,8 @@ struct uet_perf_opts {
 	char json[UET_PERF_PATH_MAX];        /* "" none, "-" stdout */
 	bool json_stream;
 	char csv[UET_PERF_PATH_MAX];         /* prefix; "" none */
+	char port_series[512];               /* uet-sim: sim_series_parse list */
+	double series_us;
 	uint32_t verbose;
 
 	/* Scheduled events [schedule] */

@@ -611,3 +611,21 @@ sim_failure_apply(struct sim *s, const struct sim_failure *f, uint64_t converge_
 	free(picked);
 	return 0;
 }
+
+int
+sim_failure_parse_link(const char *s, struct sim_failure *f, char *err, size_t n)
+{
+	return parse_node(s, true, f, err, n);
+}
+
+int
+sim_failure_parse_class(const char *s, uint8_t *cls, char *err, size_t n)
+{
+	return parse_class(s, false, cls, err, n);
+}
+
+struct sim_port *
+sim_failure_link(struct sim *s, const struct sim_failure *f, char *err, size_t n)
+{
+	return link_of(s, f, err, n);
+}

@@ -131,4 +131,13 @@ struct sim_failure_hit {
 int sim_failure_apply(struct sim *s, const struct sim_failure *f, uint64_t converge_ns,
 		      uint64_t seed, struct sim_failure_hit *hit, char *err, size_t errlen);
 
+/* The pieces of the vocabulary other selections reuse (series.h): a LINK
+ * name into f (node_kind, node, uplink), a cable CLASS (host, tor-up,
+ * agg-up), and the port a LINK names on a built fabric (its egress toward
+ * the cores; NULL with err naming f->text). */
+int sim_failure_parse_link(const char *s, struct sim_failure *f, char *err, size_t n);
+int sim_failure_parse_class(const char *s, uint8_t *cls, char *err, size_t n);
+struct sim_port *sim_failure_link(struct sim *s, const struct sim_failure *f, char *err,
+				  size_t n);
+
 #endif /* UET_SIM_FAILURE_H_ */

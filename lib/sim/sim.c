@@ -521,8 +521,11 @@ port_enqueue(struct sim *s, struct sim_port *p, struct sim_pkt *pkt)
 		return;
 	}
 	q_push(&p->q[pkt->cls], pkt);
-	if (p->q[0].bytes + p->q[1].bytes > p->st.max_queue_bytes)
-		p->st.max_queue_bytes = p->q[0].bytes + p->q[1].bytes;
+	if (p->q[0].bytes + p->q[1].bytes > p->win_max_queue) {
+		p->win_max_queue = p->q[0].bytes + p->q[1].bytes;
+		if (p->win_max_queue > p->st.max_queue_bytes)
+			p->st.max_queue_bytes = p->win_max_queue;
+	}
 	port_try_send(s, p);
 }
 

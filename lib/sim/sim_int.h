@@ -69,6 +69,7 @@ struct sim_port {
 	struct sim *s;
 	struct sim_fault fault;
 	struct sim_port_stats st;
+	uint64_t win_max_queue; /* the most queued since series.c last looked */
 };
 
 struct sim_host {

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +8,7 @@
 #include "driver/driver.h"
 #include "simrun/simrun.h"
 #include "sim/failure.h"
+#include "sim/series.h"
 #include "sim/sim.h"
 #include "uet/err.h"
 
@@ -37,6 +40,7 @@ struct run {
 	struct fail_rec *fails;
 	uint32_t nfails;
 	struct sim_failure *cm_fails; /* from the .cm file's failure lines */
+	struct sim_series *series;    /* --port-series, or NULL */
 };
 
 /* The ports (a cable, or a degraded direction) and switches a failure spec
@@ -564,9 +568,108 @@ run_free(struct run *r)
 	}
 	free(r->fails);
 	free(r->cm_fails);
+	sim_series_free(r->series);
 	uet_drv_destroy(r->drv);
 	sim_destroy(r->s);
 	free(r->h);
+}
+
+/* --port-series from t = 0. */
+static int
+start_series(struct run *r, char *err, size_t n)
+{
+	struct sim_series_sel *sel;
+	char why[256];
+
+	if (r->o->port_series[0] == '\0')
+		return 0;
+	sel = malloc(sizeof(*sel));
+	if (sel == NULL) {
+		snprintf(err, n, "out of memory");
+		return -1;
+	}
+	if (sim_series_parse(r->o->port_series, sel, why, sizeof(why)) == 0)
+		r->series = sim_series_start(r->s, sel, (uint64_t)(r->o->series_us * 1000 + 0.5),
+					     why, sizeof(why));
+	free(sel);
+	if (r->series == NULL) {
+		snprintf(err, n, "option '--port-series': %.200s", why);
+		return -1;
+	}
+	return 0;
+}
+
+/* end.fabric.series: per port, arrays over the samples. */
+static json_t *
+series_json(const struct sim_series *ser)
+{
+	json_t *ports = json_array();
+	uint32_t k, i, ns = sim_series_samples(ser);
+	double ival_s = (double)sim_series_interval_ns(ser) * 1e-9;
+
+	for (k = 0; k < sim_series_ports(ser); k++) {
+		json_t *util = json_array(), *q = json_array(), *qmax = json_array();
+		double rate = (double)sim_series_rate_bps(ser, k);
+
+		for (i = 0; i < ns; i++) {
+			const struct sim_series_sample *v = sim_series_get(ser, i, k);
+
+			json_array_append_new(util, json_real(v->tx_bytes * 8.0 / (rate * ival_s)));
+			json_array_append_new(q, json_integer(v->queue_bytes));
+			json_array_append_new(qmax, json_integer(v->queue_max_bytes));
+		}
+		json_array_append_new(ports, json_pack("{s:s,s:I,s:o,s:o,s:o}", "port",
+						       sim_series_name(ser, k), "rate_bps",
+						       (json_int_t)sim_series_rate_bps(ser, k),
+						       "util", util, "queue_bytes", q,
+						       "queue_max_bytes", qmax));
+	}
+	return json_pack("{s:I,s:I,s:i,s:b,s:o}", "start_ns",
+			 (json_int_t)sim_series_start_ns(ser), "interval_ns",
+			 (json_int_t)sim_series_interval_ns(ser), "samples", (int)ns, "truncated",
+			 sim_series_truncated(ser), "ports", ports);
+}
+
+/* PREFIX-ports.csv (PREFIX-SIZE-ports.csv in a size sweep), one row per
+ * port and sample: t_us is the end of the sample's interval. */
+static int
+series_csv(const struct run *r, uint64_t size_bytes, char *err, size_t n)
+{
+	const struct sim_series *ser = r->series;
+	const struct uet_perf_opts *o = r->o;
+	double ival_s = (double)sim_series_interval_ns(ser) * 1e-9;
+	char path[UET_PERF_PATH_MAX + 32];
+	uint32_t i, k;
+	FILE *f;
+	int bad;
+
+	if (o->min_bytes != o->max_bytes)
+		snprintf(path, sizeof(path), "%s-%" PRIu64 "-ports.csv", o->csv, size_bytes);
+	else
+		snprintf(path, sizeof(path), "%s-ports.csv", o->csv);
+	f = fopen(path, "w");
+	if (f == NULL) {
+		snprintf(err, n, "cannot write %.160s: %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "t_us,port,util,queue_bytes,queue_max_bytes\n");
+	for (i = 0; i < sim_series_samples(ser); i++)
+		for (k = 0; k < sim_series_ports(ser); k++) {
+			const struct sim_series_sample *v = sim_series_get(ser, i, k);
+
+			fprintf(f, "%.3f,%s,%.4f,%u,%u\n",
+				(double)(sim_series_start_ns(ser) +
+					 (i + 1) * sim_series_interval_ns(ser)) / 1e3,
+				sim_series_name(ser, k),
+				v->tx_bytes * 8.0 / ((double)sim_series_rate_bps(ser, k) * ival_s),
+				v->queue_bytes, v->queue_max_bytes);
+		}
+	bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		snprintf(err, n, "cannot write %.200s", path);
+		return -1;
+	}
+	return 0;
 }
 
 /* The fabric and the endpoints' template, from the options. */
@@ -704,7 +807,7 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 		goto out;
 	if (o->verify)
 		sim_set_fill(r.s, uet_drv_fill, NULL);
-	if (apply_failures(&r, err, n) != 0) {
+	if (apply_failures(&r, err, n) != 0 || start_series(&r, err, n) != 0) {
 		rc = UET_SIMRUN_EBAD;
 		goto out;
 	}
@@ -774,6 +877,11 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 				"sim_mem_bytes", (json_int_t)res->sim_mem_bytes,
 				"ep_mem_bytes", (json_int_t)res->ep_mem_bytes,
 				"ports", port_totals(r.s), "failures", failures_json(&r));
+	if (r.series != NULL) {
+		json_object_set_new(res->fabric, "series", series_json(r.series));
+		if (o->csv[0] != '\0' && err[0] == '\0')
+			(void)series_csv(&r, size_bytes, err, n);
+	}
 	if (o->verify) {
 		const struct uet_drv_stats *ds = uet_drv_stats(r.drv);
 

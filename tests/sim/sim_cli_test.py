@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """uet-sim from its command line: determinism, bad input, sweeps, a
 3-tier fabric with a switch failure and convergence, .cm failure lines,
-the JSON stream, and failed runs.
+the JSON stream, failed runs, and per-port time series.
 
 usage: sim_cli_test.py UET_SIM
 """
@@ -51,6 +51,9 @@ def case_bad_input(exe, tmp):
         (["--tiers", "5"], "option '--tiers'"),
         (["--server"], "option '--server': unknown option"),
         (["--pattern", "ring-allreduce", "--duration", "0.001"], "option '--duration'"),
+        (["--port-series", "tor0.up0:left"], "option '--port-series': 'left': the direction"),
+        (["--port-series", "tor0"], "option '--port-series': 'tor0' is not a class"),
+        (["--port-series", "tor99.up0"], "option '--port-series': 'tor99.up0': switch 99"),
     ]
     for args, want in bad:
         p = run(exe, args, expect_rc=2)
@@ -127,7 +130,47 @@ def case_stream_and_failure_exit(exe, tmp):
     assert "flows            2 local: 0 ok" in p.stdout, p.stdout
 
 
-CASES = {"determinism": case_determinism, "bad_input": case_bad_input, "sweep": case_sweep,
+def case_port_series(exe, tmp):
+    # 64 hosts (8 ToRs x 8 uplinks), a permutation; ToR 0's uplink 0 is
+    # down from 20 to 60 us. The series change nothing in the run, their
+    # bytes add up, utilisation stays within the line rate, and the dead
+    # cable carries nothing while it is down.
+    base = ["--nodes", "64", "--pattern", "permutation", "--size", "1M", "--iters", "1",
+            "--lb", "reps", "--seed", "3", "--failure", "link-down:20us:tor0.up0:for=40us"]
+    plain, ser = os.path.join(tmp, "p.json"), os.path.join(tmp, "s.json")
+    run(exe, base + ["-J", plain])
+    run(exe, base + ["-J", ser, "--csv", os.path.join(tmp, "s"), "--port-series",
+                     "tor0.up0:both,tor-up,host3:down", "--series-us", "5"])
+    a, b = json.load(open(plain))["end"], json.load(open(ser))["end"]
+    assert a["completion_ns"] == b["completion_ns"]
+    assert [f["fct_ns"] for f in a["flows"]] == [f["fct_ns"] for f in b["flows"]]
+    series = b["fabric"]["series"]
+    names = [p["port"] for p in series["ports"]]
+    # tor0.up0 both ways, then the other 63 ToR uplinks (tor0.up0 once), host 3's
+    # downlink: 8 ToRs x 8 uplinks + 1 + 1.
+    assert names[:2] == ["tor0.up0", "tor0.up0:down"], names[:3]
+    assert len(names) == 66 and names[-1] == "host3:down", (len(names), names[-1])
+    assert series["interval_ns"] == 5000 and not series["truncated"]
+    n = series["samples"]
+    assert n * 5000 >= b["completion_ns"], (n, b["completion_ns"])
+    busy = 0
+    for p in series["ports"]:
+        assert len(p["util"]) == n and len(p["queue_max_bytes"]) == n
+        assert max(p["util"]) <= 1.0 + 1e-9, (p["port"], max(p["util"]))
+        assert all(q <= m for q, m in zip(p["queue_bytes"], p["queue_max_bytes"]))
+        busy += sum(p["util"]) > 0
+    assert busy > 60, busy
+    for p in series["ports"][:2]:
+        # samples ending at 30..60 us lie inside the failure
+        assert all(u == 0 for u in p["util"][5:12]), (p["port"], p["util"][:14])
+        assert max(p["util"][:4]) > 0.3, (p["port"], p["util"][:4])
+    rows = open(os.path.join(tmp, "s-ports.csv")).read().splitlines()
+    assert rows[0] == "t_us,port,util,queue_bytes,queue_max_bytes"
+    assert len(rows) == 1 + 66 * n
+    assert rows[1].startswith("5.000,tor0.up0,"), rows[1]
+
+
+CASES = {"determinism": case_determinism, "port_series": case_port_series, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}
 
