@@ -326,6 +326,10 @@ static const struct opt opt_table[] = {
 	{ .lname = "reps-reuse", .sec = "lb", .key = "reps_reuse",
 	  UINT(reps_reuse, 0, 0, 15), .flags = F_SYM, .meta = "N",
 	  .help = "reps ACK+Reuse: packets each cached EV serves; 0 or 1 = standard" },
+	{ SIM, .lname = "ecmp-every", .sec = "lb", .key = "ecmp_every",
+	  UINT(ecmp_every, 0, 0, 1u << 24), .meta = "N", .defdoc = "0 (none)",
+	  .help = "a mixed deployment: hosts 0, N, 2N, ... use ecmp whatever --lb says "
+		  "(the REPS paper's 10% of background ECMP traffic: 10)" },
 	{ .lname = "reps-explore-reset", .sec = "lb", .key = "reps_explore_reset",
 	  .type = T_BOOL, FLD(reps_explore_reset), .flags = F_SYM,
 	  .help = "reps: after freezing, clear the cache and send a cwnd of random EVs (the "

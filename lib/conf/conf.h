@@ -198,6 +198,7 @@ struct uet_perf_opts {
 	uint64_t reps_freeze_ns;
 	bool reps_no_freeze;
 	uint8_t reps_reuse;
+	uint32_t ecmp_every;
 	bool reps_explore_reset;
 	uint64_t reps_force_freeze_ns;
 	bool ops_permute;

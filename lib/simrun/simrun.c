@@ -286,6 +286,12 @@ attach_hosts(struct run *r, const struct uet_ep_config *tmpl, uint64_t *mem, cha
 		c.cb.tx_done = on_tx_done;
 		c.user = &r->h[h];
 		c.seed = tmpl->seed * 1000003 + h;
+		/* A mixed deployment: these hosts stay on ECMP (background
+		 * traffic that does not spray). */
+		if (r->o->ecmp_every != 0 && h % r->o->ecmp_every == 0) {
+			c.lb = &uet_lb_ecmp;
+			c.lb_cfg = NULL;
+		}
 		*mem += uet_ep_mem_bytes(&c);
 		rc = sim_host_attach(r->s, h, &c);
 		if (rc != 0) {
@@ -529,6 +535,7 @@ test_start(const struct uet_perf_opts *o, const struct sim_fattree_cfg *fc,
 	json_object_set_new(ts, "parallel", json_integer(o->parallel));
 	json_object_set_new(ts, "seed", json_integer((json_int_t)o->seed));
 	json_object_set_new(ts, "lb", json_string(o->lb));
+	json_object_set_new(ts, "ecmp_every", json_integer(o->ecmp_every));
 	json_object_set_new(ts, "cc", json_string(o->cc));
 	json_object_set_new(ts, "mtu_bytes", json_integer(o->mtu_bytes));
 	json_object_set_new(ts, "ack_every_bytes", json_integer(o->ack_every_bytes));

@@ -170,7 +170,24 @@ def case_port_series(exe, tmp):
     assert rows[1].startswith("5.000,tor0.up0,"), rows[1]
 
 
-CASES = {"determinism": case_determinism, "port_series": case_port_series, "bad_input": case_bad_input, "sweep": case_sweep,
+def case_mixed_ecmp(exe, tmp):
+    # Hosts 0, N, 2N, ... run ECMP whatever --lb says: with N = 1 every
+    # host does, and the run is the ECMP run to the byte.
+    base = ["--nodes", "32", "--pattern", "permutation", "--size", "256K", "--iters", "1",
+            "--seed", "4"]
+    outs = []
+    for i, extra in enumerate((["--lb", "ecmp"], ["--lb", "reps", "--ecmp-every", "1"],
+                               ["--lb", "reps", "--ecmp-every", "4"])):
+        path = os.path.join(tmp, "m%d.json" % i)
+        run(exe, base + extra + ["-J", path])
+        outs.append(json.load(open(path)))
+    assert outs[0]["end"]["flows"] == outs[1]["end"]["flows"]
+    assert outs[2]["end"]["flows"] != outs[1]["end"]["flows"]
+    assert outs[2]["start"]["test_start"]["ecmp_every"] == 4
+
+
+CASES = {"determinism": case_determinism, "port_series": case_port_series,
+         "mixed_ecmp": case_mixed_ecmp, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}
 

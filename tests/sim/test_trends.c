@@ -20,6 +20,9 @@
  *    follow closely, and the MPTCP-like 8 subflows, flowlets and PLB fall
  *    far behind with ECMP (paper §4.2, Fig. 3); switch-side adaptive
  *    routing matches REPS on tornado and loses to it on permutation.
+ * 7. A mixed deployment (Fig. 6): 10% of the hosts on ECMP; their flows
+ *    finish much sooner beside REPS than beside OPS, which sprays over
+ *    their paths obliviously.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,6 +57,7 @@ struct outcome {
 	uint64_t drops_queue, drops_down, trims, ecn_marks;
 	uint64_t retx, rto;
 	double jain;             /* fairness of the flows' FCTs */
+	double mean_fct_every10_ns; /* mean FCT of flows from hosts 0, 10, 20, ... */
 	json_t *failures;        /* end.fabric.failures (owned) */
 	uint64_t base_rtt_ns, rto_min_ns;
 };
@@ -70,7 +74,8 @@ simulate(struct outcome *out, ...)
 {
 	struct simcli c;
 	struct uet_meas_fct fct;
-	double sum = 0, sq = 0;
+	double sum = 0, sq = 0, sum10 = 0;
+	uint32_t n10 = 0;
 	va_list ap;
 	uint32_t i;
 
@@ -92,9 +97,14 @@ simulate(struct outcome *out, ...)
 		if (fr.fct_ns != UET_MEAS_NO_TIME) {
 			sum += (double)fr.fct_ns;
 			sq += (double)fr.fct_ns * (double)fr.fct_ns;
+			if (c.r.wl->flows[i].src % 10 == 0) {
+				sum10 += (double)fr.fct_ns;
+				n10++;
+			}
 		}
 	}
 	out->jain = sq > 0 ? sum * sum / (double)fct.count / sq : 0;
+	out->mean_fct_every10_ns = n10 ? sum10 / n10 : 0;
 	out->drops_queue = jget(c.r.fabric, "ports", "drops_queue");
 	out->drops_down = jget(c.r.fabric, "ports", "drops_down");
 	out->trims = jget(c.r.fabric, "ports", "trims");
@@ -383,6 +393,32 @@ test_paper_baselines(void **state)
 	}
 }
 
+/* 7. Mixed deployment: hosts 0, 10, ... on ECMP, the rest spray. */
+static void
+test_mixed_ecmp(void **state)
+{
+	static const char *const lbs[] = { "reps", "ops" };
+	double ecmp_us[2], rest_us[2];
+	struct outcome r;
+	size_t l;
+
+	(void)state;
+	for (l = 0; l < 2; l++) {
+		simulate(&r, "--profile", "reps-paper", "--nodes", "128", "--pattern",
+			 "permutation", "--size", "4M", "--iters", "1", "--seed", "2", "--lb",
+			 lbs[l], "--ecmp-every", "10", NULL);
+		assert_int_equal(r.ok, 128);
+		ecmp_us[l] = r.mean_fct_every10_ns / 1e3;
+		rest_us[l] = (double)r.completion_ns / 1e3;
+		release(&r);
+	}
+	note("mixed, 10%% of hosts on ECMP: their mean FCT beside REPS %.1f us, beside OPS "
+	     "%.1f us; completion %.1f / %.1f us\n", ecmp_us[0], ecmp_us[1], rest_us[0],
+	     rest_us[1]);
+	assert_true(ecmp_us[0] * 1.5 < ecmp_us[1]);
+	assert_true(rest_us[0] < rest_us[1]);
+}
+
 int
 main(void)
 {
@@ -393,6 +429,7 @@ main(void)
 		cmocka_unit_test(test_incast),
 		cmocka_unit_test(test_ev_set),
 		cmocka_unit_test(test_paper_baselines),
+		cmocka_unit_test(test_mixed_ecmp),
 	};
 
 	return cmocka_run_group_tests_name("trends", tests, NULL, NULL);
