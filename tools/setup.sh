@@ -19,6 +19,7 @@ PACKAGES=(
 	libiniparser-dev libjansson-dev  # configuration and reports
 	iproute2                         # network namespaces for testbed tests
 	gnuplot-nox                      # tools/demo.sh: the goodput plot (PNG)
+	python3-matplotlib               # tools/sim/paper_figures.py: the PNGs
 )
 
 $SUDO apt-get update

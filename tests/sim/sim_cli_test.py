@@ -186,7 +186,40 @@ def case_mixed_ecmp(exe, tmp):
     assert outs[2]["start"]["test_start"]["ecmp_every"] == 4
 
 
+def case_paper_figures(exe, tmp):
+    # tools/sim/paper_figures.py: a figure run, its table from the cache,
+    # the cluster job list and Slurm array over the same runs.
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "tools", "sim", "paper_figures.py")
+    out = os.path.join(tmp, "pf")
+    base = [sys.executable, script, "--figs", "4", "--seeds", "1", "--jobs", "2",
+            "--out-dir", out, "--uet-sim", exe]
+    p = subprocess.run(base, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    line = [x for x in p.stdout.splitlines() if x.startswith("OPS / REPS: ")]
+    assert line and float(line[0].split()[3].rstrip("x")) >= 1.5, p.stdout
+    assert "| REPS | " in p.stdout and "| 799 |" in p.stdout, p.stdout
+    try:
+        import matplotlib  # noqa: F401
+        png = os.path.join(out, "fig4.png")
+        assert os.path.getsize(png) > 5000, png
+    except ImportError:
+        assert "tables only" in p.stderr
+    q = subprocess.run(base + ["--merge"], capture_output=True, text=True, timeout=60)
+    assert q.returncode == 0 and q.stdout == p.stdout, q.stderr
+    jl, sl = os.path.join(tmp, "jobs.txt"), os.path.join(tmp, "figs.sbatch")
+    r = subprocess.run(base + ["--joblist", jl], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert len(open(jl).read().splitlines()) == 5
+    r = subprocess.run(base + ["--slurm", sl], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "#SBATCH --array=0-4" in open(sl).read()
+    r = subprocess.run(base + ["--figs", "9"], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "unknown figure '9'" in r.stderr, r.stderr
+
+
 CASES = {"determinism": case_determinism, "port_series": case_port_series,
+         "paper_figures": case_paper_figures,
          "mixed_ecmp": case_mixed_ecmp, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}

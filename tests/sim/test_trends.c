@@ -23,6 +23,9 @@
  * 7. A mixed deployment (Fig. 6): 10% of the hosts on ECMP; their flows
  *    finish much sooner beside REPS than beside OPS, which sprays over
  *    their paths obliviously.
+ * 8. The paper's setup, Fig. 4 (one of 8 uplinks at 200 Gb/s, 32 MiB
+ *    tornado): OPS / REPS at least 1.5x (paper 1.75x); App. A: forcing
+ *    every REPS PDC into freezing at 50 us costs at most 3%.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -419,6 +422,40 @@ test_mixed_ecmp(void **state)
 	assert_true(rest_us[0] < rest_us[1]);
 }
 
+/* 8. Fig. 4 and App. A with --profile reps-paper. */
+static void
+test_paper_setup_claims(void **state)
+{
+	static const char *const lbs[] = { "ops", "reps" };
+	uint64_t c[2], f[2];
+	struct outcome r;
+	size_t l;
+
+	(void)state;
+	for (l = 0; l < 2; l++) {
+		simulate(&r, "--profile", "reps-paper", "--nodes", "16", "--hosts-per-tor", "8",
+			 "--pattern", "tornado", "--size", "32M", "--iters", "1", "--lb", lbs[l],
+			 "--failure", "link-rate:0:tor0.up0:200:buffer=keep", NULL);
+		assert_int_equal(r.ok, 16);
+		c[l] = r.completion_ns;
+		release(&r);
+	}
+	note("reps-paper Fig. 4: OPS %.1f us, REPS %.1f us (%.2fx; paper 1400 / 799, 1.75x)\n",
+	     c[0] / 1e3, c[1] / 1e3, (double)c[0] / (double)c[1]);
+	assert_true(c[0] * 2 >= c[1] * 3);
+	for (l = 0; l < 2; l++) {
+		simulate(&r, "--profile", "reps-paper", "--nodes", "128", "--pattern", "permutation",
+			 "--size", "16M", "--iters", "1", "--seed", "1", "--lb", "reps",
+			 "--reps-force-freeze-ns", l == 0 ? "0" : "50000", NULL);
+		assert_int_equal(r.ok, 128);
+		f[l] = r.fct_max_ns;
+		release(&r);
+	}
+	note("reps-paper App. A: REPS %.1f us, forced to freeze at 50 us %.1f us (paper: +1%%)\n",
+	     f[0] / 1e3, f[1] / 1e3);
+	assert_true(f[1] * 100 <= f[0] * 103);
+}
+
 int
 main(void)
 {
@@ -430,6 +467,7 @@ main(void)
 		cmocka_unit_test(test_ev_set),
 		cmocka_unit_test(test_paper_baselines),
 		cmocka_unit_test(test_mixed_ecmp),
+		cmocka_unit_test(test_paper_setup_claims),
 	};
 
 	return cmocka_run_group_tests_name("trends", tests, NULL, NULL);

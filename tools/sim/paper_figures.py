@@ -1,0 +1,627 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The REPS paper's figures redrawn with uet-sim under its setup
+(--profile reps-paper): runs every scenario over several seeds, prints
+markdown tables with the paper's numbers beside ours, and draws PNGs with
+the paper's values marked (python3-matplotlib; tables only without it).
+
+usage: tools/sim/paper_figures.py [--figs 2,3,4,...] [--scale quick|paper] [--seeds N]
+           [--jobs N] [--out-dir DIR] [--png-dir DIR] [--md FILE] [--uet-sim PATH]
+       tools/sim/paper_figures.py ... --joblist FILE      # one uet-sim command per line
+       tools/sim/paper_figures.py ... --slurm FILE        # a Slurm job array over them
+       tools/sim/paper_figures.py ... --merge             # tables from DIR's JSON only
+
+Figures (the paper's numbering, EuroSys'26; ../shared/reference/reps.md §4):
+  2     symmetric micro: 16 MiB tornado, 2 ToRs x 8 hosts, utilisation of
+        ToR 0's 8 uplinks in 20 us buckets, OPS and REPS
+  3     symmetric macro: permutation and tornado (8 MiB, every load balancer),
+        all-to-all, ring all-reduce, web search at 40-100 % load
+  4     asymmetric micro: one of 8 uplinks at 200 Gb/s, 32 MiB tornado
+  5     asymmetric macro: 3 % of ToR uplinks at 200 Gb/s, 8 MiB permutation
+  6     mixed deployment: 10 % of hosts on ECMP
+  7     failure micro: 64 MiB permutation, two ToR-uplink failures, 100 us freeze
+  8     failure modes (the artifact's 32-host fabric): speedup over OPS
+  15    EV-set size (32, 256, 65535) and congestion control
+  A     forced freezing after 50 us, no failure (App. A)
+Sizes: --scale paper runs the paper's host counts (1024 for the synthetic
+macro figures: ~25 s and 0.5 GiB per run here); --scale quick (default)
+runs them on 128 hosts, and says so in the tables. Micro-benchmarks always
+run at the paper's size. Results are cached as DIR/<run>.json: a second
+call only runs what is missing, and --merge reads what a cluster produced.
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+LB_NAMES = {"ecmp": "ECMP", "ops": "OPS", "bitmap": "BitMap", "reps": "REPS",
+            "mprdma": "MPRDMA", "mptcp": "MPTCP-like", "flowlet": "Flowlet", "plb": "PLB",
+            "ar": "Adaptive RoCE", "strack": "STrack"}
+ALL_LBS = ["ecmp", "ops", "bitmap", "reps", "mprdma", "mptcp", "flowlet", "plb", "ar"]
+
+
+class Run:
+    def __init__(self, rid, args, seed=None):
+        self.id = rid
+        self.args = ["--profile", "reps-paper"] + args + (
+            ["--seed", str(seed)] if seed is not None else [])
+        self.result = None
+
+
+def cmdline(exe, run, out_dir):
+    return [exe] + run.args + ["-J", os.path.join(out_dir, run.id + ".json")]
+
+
+def load(run, out_dir):
+    path = os.path.join(out_dir, run.id + ".json")
+    if not os.path.exists(path):
+        return None
+    rep = json.load(open(path))
+    return rep[-1] if isinstance(rep, list) else rep
+
+
+def summary(rep):
+    end = rep["end"]
+    fab = end["fabric"]
+    return {
+        "compl_us": (end["completion_ns"] or 0) / 1e3,
+        "fct_max_us": (end["fct"]["max_ns"] or 0) / 1e3,
+        "fct_mean_us": (end["fct"]["mean_ns"] or 0) / 1e3,
+        "fct_p99_us": (end["fct"]["p99_ns"] or 0) / 1e3,
+        "ok": end["flow_counts"]["ok"], "flows": end["flow_counts"]["total"],
+        "drops": end["losses"]["network_drops"], "drops_down": fab["ports"]["drops_down"],
+        "retx": end["losses"]["retransmissions"],
+        "failures": fab["failures"], "series": fab.get("series"),
+        "flows_rec": end.get("flows", []),
+    }
+
+
+def mean_range(vals):
+    vals = [v for v in vals if v == v]
+    if not vals:
+        return float("nan"), float("nan"), float("nan")
+    return statistics.mean(vals), min(vals), max(vals)
+
+
+def fmt(vals, unit=""):
+    m, lo, hi = mean_range(vals)
+    if len(vals) == 1:
+        return "%.1f%s" % (m, unit)
+    return "%.1f%s (%.1f-%.1f)" % (m, unit, lo, hi)
+
+
+# --- the figures ------------------------------------------------------------
+# Each: runs(a) -> [Run], table(a, res) -> markdown lines, plot(a, res, plt, path).
+# res maps a run id to its summary.
+
+
+def n_macro(a):
+    return "1024" if a.scale == "paper" else "128"
+
+
+def scale_note(a, paper="1024"):
+    return "" if a.scale == "paper" or paper == "128" else \
+        " (scaled: 128 hosts; the paper: %s)" % paper
+
+
+def seeds(a):
+    return range(1, a.seeds + 1)
+
+
+class Fig2:
+    title = "Fig. 2: symmetric micro-benchmark, per-port utilisation"
+    ports = ",".join("tor0.up%d" % i for i in range(8))
+
+    def runs(self, a):
+        return [Run("f2-%s" % lb, ["--nodes", "16", "--hosts-per-tor", "8", "--pattern", "tornado",
+                                   "--size", "16M", "--iters", "1", "--lb", lb, "--port-series",
+                                   self.ports, "--series-us", "20"], 1) for lb in ("ops", "reps")]
+
+    def table(self, a, res):
+        out = ["| LB | completion (us) | ToR 0 uplinks: utilisation mean, spread over ports "
+               "and 20 us buckets (min-max) | deepest queue (KiB) |", "|---|---|---|---|"]
+        for lb in ("ops", "reps"):
+            r = res["f2-" + lb]
+            us = [u for p in r["series"]["ports"] for u in p["util"][1:-3]]
+            qmax = max(max(p["queue_max_bytes"]) for p in r["series"]["ports"])
+            out.append("| %s | %.1f | %.3f (%.3f-%.3f) | %.0f |" % (
+                LB_NAMES[lb], r["compl_us"], statistics.mean(us), min(us), max(us),
+                qmax / 1024))
+        gain = res["f2-ops"]["compl_us"] / res["f2-reps"]["compl_us"] - 1
+        out.append("\nREPS completes %.1f%% sooner than OPS; paper: about 4%%, with OPS's port "
+                   "rates deviating by +-15%% and REPS's queues below Kmin.\n" % (100 * gain))
+        return out
+
+    def plot(self, a, res, plt, path):
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.5), sharey=True)
+        for ax, lb in zip(axes, ("ops", "reps")):
+            ser = res["f2-" + lb]["series"]
+            for p in ser["ports"]:
+                t = [(ser["start_ns"] + (i + 1) * ser["interval_ns"]) / 1e3
+                     for i in range(len(p["util"]))]
+                ax.plot(t, [u * 400 for u in p["util"]], lw=0.8)
+            ax.set_title("%s: ToR 0 uplinks" % LB_NAMES[lb])
+            ax.set_xlabel("time (us)")
+            ax.axhline(400 * 1.15, color="r", ls=":", lw=0.8)
+            ax.axhline(400 * 0.85, color="r", ls=":", lw=0.8, label="paper: OPS +-15%")
+        axes[0].set_ylabel("Gb/s per 20 us")
+        axes[0].legend(loc="lower left", fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
+
+
+class Fig3:
+    title = "Fig. 3: symmetric macro-benchmarks (max FCT)"
+    loads = ("0.4", "0.6", "0.8", "1.0")
+
+    def runs(self, a):
+        n = n_macro(a)
+        out = []
+        for pat in ("permutation", "tornado"):
+            for lb in ALL_LBS:
+                for s in seeds(a):
+                    out.append(Run("f3-%s-%s-%d" % (pat, lb, s),
+                                   ["--nodes", n, "--pattern", pat, "--size", "8M", "--iters",
+                                    "1", "--lb", lb], s))
+        for lb in ("ecmp", "ops", "bitmap", "reps", "mprdma"):
+            for s in seeds(a):
+                out.append(Run("f3-alltoall-%s-%d" % (lb, s),
+                               ["--nodes", "128", "--pattern", "alltoall", "--size", "2000000",
+                                "--iters", "1", "--parallel", "4", "--lb", lb], s))
+                out.append(Run("f3-ring-%s-%d" % (lb, s),
+                               ["--nodes", "128", "--pattern", "ring-allreduce", "--size",
+                                "4000000", "--iters", "1", "--lb", lb], s))
+                for load in self.loads:
+                    out.append(Run("f3-ws%s-%s-%d" % (load, lb, s),
+                                   ["--nodes", "128", "--pattern", "websearch", "--load", load,
+                                    "--duration", "0.0005", "--lb", lb], s))
+        return out
+
+    def table(self, a, res):
+        out = ["Permutation and tornado, 8 MiB per host%s; mean of %d seeds (range):\n" % (
+            scale_note(a), a.seeds),
+            "| LB | permutation max FCT (us) | vs REPS | tornado max FCT (us) | vs REPS |",
+            "|---|---|---|---|---|"]
+        ref = {}
+        for pat in ("permutation", "tornado"):
+            ref[pat] = mean_range([res["f3-%s-reps-%d" % (pat, s)]["fct_max_us"]
+                                   for s in seeds(a)])[0]
+        for lb in ALL_LBS:
+            cells = []
+            for pat in ("permutation", "tornado"):
+                v = [res["f3-%s-%s-%d" % (pat, lb, s)]["fct_max_us"] for s in seeds(a)]
+                cells += [fmt(v), "%.2fx" % (mean_range(v)[0] / ref[pat])]
+            out.append("| %s | %s |" % (LB_NAMES[lb], " | ".join(cells)))
+        out.append("\nPaper: ECMP collapses (up to 6x), REPS up to 1.25x ahead of OPS, "
+                   "Adaptive RoCE matches REPS on tornado and loses on permutation, per-packet "
+                   "schemes (REPS, OPS, BitMap, MPRDMA) ahead of Flowlet and PLB.\n")
+        out += ["All-to-all (2 MB, 4 in flight), ring all-reduce (4 MB) and web search (0.5 ms "
+                "of arrivals) on 128 hosts; max FCT, mean of %d seeds:\n" % a.seeds,
+                "| LB | all-to-all | ring all-reduce | " +
+                " | ".join("web search %d%%" % int(float(x) * 100) for x in self.loads) + " |",
+                "|---|---|---|" + "---|" * len(self.loads)]
+        for lb in ("ecmp", "ops", "bitmap", "reps", "mprdma"):
+            cells = [fmt([res["f3-alltoall-%s-%d" % (lb, s)]["fct_max_us"] for s in seeds(a)]),
+                     fmt([res["f3-ring-%s-%d" % (lb, s)]["fct_max_us"] for s in seeds(a)])]
+            cells += [fmt([res["f3-ws%s-%s-%d" % (x, lb, s)]["fct_max_us"] for s in seeds(a)])
+                      for x in self.loads]
+            out.append("| %s | %s |" % (LB_NAMES[lb], " | ".join(cells)))
+        out.append("\nPaper: all-to-all up to 20% for REPS, ring all-reduce the same for most "
+                   "load balancers, web search REPS 5% ahead of OPS even at high load.\n")
+        return out
+
+    def plot(self, a, res, plt, path):
+        fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+        for ax, pat in zip(axes, ("permutation", "tornado")):
+            ms = [mean_range([res["f3-%s-%s-%d" % (pat, lb, s)]["fct_max_us"]
+                              for s in seeds(a)]) for lb in ALL_LBS]
+            ax.bar(range(len(ALL_LBS)), [m[0] for m in ms],
+                   yerr=[[m[0] - m[1] for m in ms], [m[2] - m[0] for m in ms]], color="#4a7")
+            reps = ms[ALL_LBS.index("reps")][0]
+            ax.plot([ALL_LBS.index("ops")], [reps * 1.25], "rx", ms=9,
+                    label="paper: OPS up to 1.25x REPS")
+            ax.set_xticks(range(len(ALL_LBS)))
+            ax.set_xticklabels([LB_NAMES[lb] for lb in ALL_LBS], rotation=40, ha="right",
+                               fontsize=8)
+            ax.set_title("%s, 8 MiB, %s hosts" % (pat, n_macro(a)))
+            ax.set_ylabel("max FCT (us)")
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
+
+
+class Fig4:
+    title = "Fig. 4: asymmetric micro-benchmark"
+    paper = {"ops": 1400.0, "reps": 799.0}
+
+    def runs(self, a):
+        return [Run("f4-%s-%d" % (lb, s),
+                    ["--nodes", "16", "--hosts-per-tor", "8", "--pattern", "tornado", "--size",
+                     "32M", "--iters", "1", "--lb", lb, "--failure",
+                     "link-rate:0:tor0.up0:200:buffer=keep"], s)
+                for lb in ("ecmp", "ops", "bitmap", "reps", "mprdma") for s in seeds(a)]
+
+    def table(self, a, res):
+        out = ["8 hosts under a ToR send 32 MiB each across 8 uplinks, one at 200 Gb/s (its "
+               "queue kept); completion, mean of %d seeds:\n" % a.seeds,
+               "| LB | completion (us) | paper (us) | network drops |", "|---|---|---|---|"]
+        for lb in ("ecmp", "ops", "bitmap", "reps", "mprdma"):
+            v = [res["f4-%s-%d" % (lb, s)]["compl_us"] for s in seeds(a)]
+            d = [res["f4-%s-%d" % (lb, s)]["drops"] for s in seeds(a)]
+            out.append("| %s | %s | %s | %.0f |" % (
+                LB_NAMES[lb], fmt(v), "%.0f" % self.paper[lb] if lb in self.paper else "-",
+                statistics.mean(d)))
+        o = mean_range([res["f4-ops-%d" % s]["compl_us"] for s in seeds(a)])[0]
+        r = mean_range([res["f4-reps-%d" % s]["compl_us"] for s in seeds(a)])[0]
+        out.append("\nOPS / REPS: %.2fx (paper 1.75x; target at least 1.5x).\n" % (o / r))
+        return out
+
+    def plot(self, a, res, plt, path):
+        lbs = ("ecmp", "ops", "bitmap", "reps", "mprdma")
+        ms = [mean_range([res["f4-%s-%d" % (lb, s)]["compl_us"] for s in seeds(a)]) for lb in lbs]
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        ax.bar(range(len(lbs)), [m[0] for m in ms], color="#4a7", label="uet-sim")
+        for i, lb in enumerate(lbs):
+            if lb in self.paper:
+                ax.plot([i], [self.paper[lb]], "rx", ms=10,
+                        label="paper" if lb == "ops" else None)
+        ax.set_xticks(range(len(lbs)))
+        ax.set_xticklabels([LB_NAMES[lb] for lb in lbs])
+        ax.set_ylabel("completion (us)")
+        ax.set_title("one uplink at 200 Gb/s, 32 MiB tornado")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
+
+
+class Fig5:
+    title = "Fig. 5: asymmetric macro-benchmark"
+    lbs = ("ecmp", "ops", "bitmap", "reps", "mprdma", "flowlet", "plb")
+
+    def runs(self, a):
+        return [Run("f5-%s-%d" % (lb, s),
+                    ["--nodes", n_macro(a), "--pattern", "permutation", "--size", "8M",
+                     "--iters", "1", "--lb", lb, "--failure",
+                     "degrade:0:3%:tor-up:0.5:buffer=keep"], s)
+                for lb in self.lbs for s in seeds(a)]
+
+    def table(self, a, res):
+        out = ["3%% of ToR uplinks at 200 Gb/s, 8 MiB permutation%s; max FCT, mean of %d seeds:"
+               "\n" % (scale_note(a), a.seeds),
+               "| LB | max FCT (us) | vs REPS |", "|---|---|---|"]
+        ref = mean_range([res["f5-reps-%d" % s]["fct_max_us"] for s in seeds(a)])[0]
+        for lb in self.lbs:
+            v = [res["f5-%s-%d" % (lb, s)]["fct_max_us"] for s in seeds(a)]
+            out.append("| %s | %s | %.2fx |" % (LB_NAMES[lb], fmt(v), mean_range(v)[0] / ref))
+        out.append("\nPaper: REPS up to 5x ahead of ECMP and 10% ahead of the second best "
+                   "(usually BitMap).\n")
+        return out
+
+    plot = None
+
+
+class Fig6:
+    title = "Fig. 6: mixed deployment, 10 % of hosts on ECMP"
+
+    def runs(self, a):
+        return [Run("f6-%s-%d" % (lb, s),
+                    ["--nodes", "128", "--pattern", "permutation", "--size", "8M", "--iters",
+                     "1", "--lb", lb, "--ecmp-every", "10"], s)
+                for lb in ("ops", "reps") for s in seeds(a)]
+
+    def table(self, a, res):
+        out = ["128 hosts, 8 MiB permutation, hosts 0, 10, ... on ECMP; mean FCT of each "
+               "group, mean of %d seeds:\n" % a.seeds,
+               "| sprayers | ECMP hosts' mean FCT (us) | sprayers' mean FCT (us) |",
+               "|---|---|---|"]
+        for lb in ("ops", "reps"):
+            e, o = [], []
+            for s in seeds(a):
+                fl = res["f6-%s-%d" % (lb, s)]["flows_rec"]
+                e.append(statistics.mean(f["fct_ns"] / 1e3 for f in fl if f["src"] % 10 == 0))
+                o.append(statistics.mean(f["fct_ns"] / 1e3 for f in fl if f["src"] % 10 != 0))
+            out.append("| %s | %s | %s |" % (LB_NAMES[lb], fmt(e), fmt(o)))
+        out.append("\nPaper: REPS moves its traffic off the ECMP flows' paths and does not "
+                   "slow them (no numbers given).\n")
+        return out
+
+    plot = None
+
+
+class Fig7:
+    title = "Fig. 7: two transient ToR-uplink failures"
+
+    def runs(self, a):
+        return [Run("f7-%s-%d" % (lb, s),
+                    ["--nodes", "128", "--pattern", "permutation", "--size", "64M", "--iters",
+                     "1", "--lb", lb, "--reps-freeze-ns", "100000",
+                     "--failure", "link-down:100us:tor0.up0:for=100us",
+                     "--failure", "link-down:350us:tor1.up3:for=200us"], s)
+                for lb in ("ops", "reps") for s in seeds(a)]
+
+    def table(self, a, res):
+        out = ["128 hosts, 64 MiB permutation, tor0.up0 down 100 us at 100 us, tor1.up3 down "
+               "200 us at 350 us; REPS freezes for 100 us; mean of %d seeds:\n" % a.seeds,
+               "| LB | completion (us) | packets dropped at the failed links | last drop after "
+               "each failure (us) |", "|---|---|---|---|"]
+        agg = {}
+        for lb in ("ops", "reps"):
+            rs = [res["f7-%s-%d" % (lb, s)] for s in seeds(a)]
+            last = [[(f["last_drop_ns"] - f["at_ns"]) / 1e3 for f in r["failures"]
+                     if f["last_drop_ns"]] for r in rs]
+            agg[lb] = (mean_range([r["compl_us"] for r in rs])[0],
+                       statistics.mean(r["drops_down"] for r in rs))
+            out.append("| %s | %s | %.0f | %s |" % (
+                LB_NAMES[lb], fmt([r["compl_us"] for r in rs]), agg[lb][1],
+                " / ".join("%.1f" % statistics.mean(x) for x in zip(*last)) if last[0] else "-"))
+        out.append("\nREPS completes %.1f%% sooner (OPS / REPS %.2fx) with %.1fx fewer drops; "
+                   "paper: more than 35%% faster, 2.5x fewer drops, rerouted after one timeout "
+                   "(70 us).\n" % (100 * (1 - agg["reps"][0] / agg["ops"][0]),
+                                   agg["ops"][0] / agg["reps"][0],
+                                   agg["ops"][1] / max(1, agg["reps"][1])))
+        return out
+
+    def plot(self, a, res, plt, path):
+        fig, axes = plt.subplots(1, 2, figsize=(8, 3.3))
+        lbs = ("ops", "reps")
+        c = [mean_range([res["f7-%s-%d" % (lb, s)]["compl_us"] for s in seeds(a)])[0]
+             for lb in lbs]
+        d = [statistics.mean(res["f7-%s-%d" % (lb, s)]["drops_down"] for s in seeds(a))
+             for lb in lbs]
+        axes[0].bar([0, 1], c, color="#4a7")
+        axes[0].plot([1], [c[0] / 1.35], "rx", ms=10, label="paper: REPS >35% faster")
+        axes[0].set_ylabel("completion (us)")
+        axes[1].bar([0, 1], d, color="#c74")
+        axes[1].plot([1], [d[0] / 2.5], "rx", ms=10, label="paper: 2.5x fewer")
+        axes[1].set_ylabel("drops at failed links")
+        for ax in axes:
+            ax.set_xticks([0, 1])
+            ax.set_xticklabels(["OPS", "REPS"])
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
+
+
+class Fig8:
+    title = "Fig. 8: failure modes, speedup over OPS"
+    # The artifact's run_failures.py list, on its 32-host fabric.
+    modes = [("5% cables", ["--failure", "random-down:100us:5%:tor-up"]),
+             ("5% switches", ["--failure", "random-down:100us:5%:spine"]),
+             ("one cable", ["--failure", "link-down:100us:tor0.up0"]),
+             ("one switch", ["--failure", "switch-down:100us:spine1"]),
+             ("1% cables BER 1e-5", ["--failure", "ber:100us:1%:tor-up:1e-5"])]
+    lbs = ("ecmp", "ops", "bitmap", "reps", "mprdma", "plb")
+
+    def runs(self, a):
+        return [Run("f8-%d-%s-%d" % (i, lb, s),
+                    ["--nodes", "32", "--pattern", "permutation", "--size", "8M", "--iters", "1",
+                     "--lb", lb] + args, s)
+                for i, (_, args) in enumerate(self.modes) for lb in self.lbs for s in seeds(a)]
+
+    def table(self, a, res):
+        out = ["32 hosts (8 ToRs x 4, 4 spines), 8 MiB permutation, the failure at 100 us and "
+               "left in place (no routing convergence); OPS's max FCT over each LB's, mean of "
+               "%d seeds (above 1: faster than OPS):\n" % a.seeds,
+               "| failure | " + " | ".join(LB_NAMES[lb] for lb in self.lbs) + " |",
+               "|---|" + "---|" * len(self.lbs)]
+        for i, (name, _) in enumerate(self.modes):
+            ops = mean_range([res["f8-%d-ops-%d" % (i, s)]["fct_max_us"] for s in seeds(a)])[0]
+            cells = []
+            for lb in self.lbs:
+                rs = [res["f8-%d-%s-%d" % (i, lb, s)] for s in seeds(a)]
+                failed = sum(r["flows"] - r["ok"] for r in rs)
+                v = mean_range([r["fct_max_us"] for r in rs])[0]
+                cells.append("%.2fx%s" % (ops / v, " (%d failed)" % failed if failed else ""))
+            out.append("| %s | %s |" % (name, " | ".join(cells)))
+        out.append("\nPaper: a dramatic speedup over OPS under total failures (freezing), "
+                   "growing with the number of failures; random drops do not hurt REPS; "
+                   "MPRDMA good on average.\n")
+        return out
+
+    plot = None
+
+
+class Fig15:
+    title = "Fig. 15: EV-set size and congestion control"
+    sets = (("32", ["--ev-base", "49152", "--ev-count", "32"]),
+            ("256", ["--ev-base", "49152", "--ev-count", "256"]),
+            ("65535", []))
+    paper = {"ops": {"32": 64, "256": 21}, "reps": {"32": 8, "256": 0}}
+    ccs = ("dctcp-mprdma", "dctcp", "nscc")
+
+    def runs(self, a):
+        n = n_macro(a)
+        out = [Run("f15-ev%s-%s-%d" % (k, lb, s),
+                   ["--nodes", n, "--pattern", "permutation", "--size", "8M", "--iters", "1",
+                    "--lb", lb] + args, s)
+               for k, args in self.sets for lb in ("ops", "reps") for s in seeds(a)]
+        out += [Run("f15-cc%s-%s-%d" % (cc, lb, s),
+                    ["--nodes", n, "--pattern", "permutation", "--size", "8M", "--iters", "1",
+                     "--lb", lb, "--cc", cc], s)
+                for cc in self.ccs for lb in ("ops", "reps") for s in seeds(a)]
+        return out
+
+    def table(self, a, res):
+        out = ["8 MiB permutation%s; max FCT over the 65535-EV run's, mean of %d seeds:\n" % (
+            scale_note(a), a.seeds),
+            "| LB | 32 EVs | paper | 256 EVs | paper | 65535 EVs (us) |",
+            "|---|---|---|---|---|---|"]
+        for lb in ("ops", "reps"):
+            full = mean_range([res["f15-ev65535-%s-%d" % (lb, s)]["fct_max_us"]
+                               for s in seeds(a)])[0]
+            cells = []
+            for k in ("32", "256"):
+                v = mean_range([res["f15-ev%s-%s-%d" % (k, lb, s)]["fct_max_us"]
+                                for s in seeds(a)])[0]
+                cells += ["+%.0f%%" % (100 * (v / full - 1)), "+%d%%" % self.paper[lb][k]]
+            out.append("| %s | %s | %.1f |" % (LB_NAMES[lb], " | ".join(cells), full))
+        out += ["\nCongestion control, 65535 EVs; max FCT (us), OPS over REPS:\n",
+                "| CC | OPS | REPS | OPS / REPS |", "|---|---|---|---|"]
+        for cc in self.ccs:
+            o = [res["f15-cc%s-ops-%d" % (cc, s)]["fct_max_us"] for s in seeds(a)]
+            r = [res["f15-cc%s-reps-%d" % (cc, s)]["fct_max_us"] for s in seeds(a)]
+            out.append("| %s | %s | %s | %.2fx |" % (cc, fmt(o), fmt(r),
+                                                      mean_range(o)[0] / mean_range(r)[0]))
+        out.append("\nPaper: REPS ahead of OPS under every CC (DCTCP, EQDS, a proprietary one, "
+                   "likely NSCC); EQDS is not implemented here.\n")
+        return out
+
+    def plot(self, a, res, plt, path):
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        for j, lb in enumerate(("ops", "reps")):
+            full = mean_range([res["f15-ev65535-%s-%d" % (lb, s)]["fct_max_us"]
+                               for s in seeds(a)])[0]
+            ys = [100 * (mean_range([res["f15-ev%s-%s-%d" % (k, lb, s)]["fct_max_us"]
+                                     for s in seeds(a)])[0] / full - 1) for k, _ in self.sets]
+            xs = [i + 0.35 * j for i in range(3)]
+            ax.bar(xs, ys, width=0.35, label=LB_NAMES[lb])
+            ax.plot(xs[:2], [self.paper[lb]["32"], self.paper[lb]["256"]], "rx", ms=9,
+                    label="paper" if lb == "ops" else None)
+        ax.set_xticks([i + 0.17 for i in range(3)])
+        ax.set_xticklabels(["32 EVs", "256 EVs", "65535 EVs"])
+        ax.set_ylabel("max FCT over 65535 EVs' (%)")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
+
+
+class FigA:
+    title = "App. A: forced freezing, no failure"
+
+    def runs(self, a):
+        base = ["--nodes", n_macro(a), "--pattern", "permutation", "--size", "16M", "--iters",
+                "1"]
+        return [r for s in seeds(a) for r in (
+            Run("fA-ops-%d" % s, base + ["--lb", "ops"], s),
+            Run("fA-reps-%d" % s, base + ["--lb", "reps"], s),
+            Run("fA-forced-%d" % s, base + ["--lb", "reps", "--reps-force-freeze-ns", "50000",
+                                            "--reps-freeze-ns", "10000000"], s))]
+
+    def table(self, a, res):
+        out = ["16 MiB permutation%s; every REPS PDC frozen at 50 us for the rest of the run "
+               "(10 ms); mean of %d seeds:\n" % (scale_note(a), a.seeds),
+               "| run | max FCT (us) |", "|---|---|"]
+        v = {}
+        for k, name in (("ops", "OPS"), ("reps", "REPS"), ("forced", "REPS, forced freeze")):
+            vals = [res["fA-%s-%d" % (k, s)]["fct_max_us"] for s in seeds(a)]
+            v[k] = mean_range(vals)[0]
+            out.append("| %s | %s |" % (name, fmt(vals)))
+        out.append("\nForced freezing costs %+.1f%% over REPS; paper: about 1%% (an earlier "
+                   "version), both REPS variants slightly ahead of OPS.\n" % (
+                       100 * (v["forced"] / v["reps"] - 1)))
+        return out
+
+    plot = None
+
+
+FIGS = {"2": Fig2(), "3": Fig3(), "4": Fig4(), "5": Fig5(), "6": Fig6(), "7": Fig7(),
+        "8": Fig8(), "15": Fig15(), "A": FigA()}
+
+
+# --- running ------------------------------------------------------------------
+
+
+def run_all(runs, a):
+    todo = [r for r in runs if load(r, a.out_dir) is None]
+    print("%d runs, %d cached in %s" % (len(runs), len(runs) - len(todo), a.out_dir),
+          file=sys.stderr)
+
+    def one(r):
+        t0 = time.time()
+        p = subprocess.run(cmdline(a.uet_sim, r, a.out_dir), capture_output=True, text=True)
+        if p.returncode not in (0, 1):
+            return "%s: exit %d: %s" % (r.id, p.returncode, p.stderr.strip()[-300:])
+        print("  %-28s %6.1f s  %s" % (r.id, time.time() - t0, " ".join(r.args)),
+              file=sys.stderr)
+        return None
+
+    with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        errs = [e for e in ex.map(one, todo) if e]
+    if errs:
+        sys.exit("uet-sim failed:\n" + "\n".join(errs))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--figs", default=",".join(FIGS))
+    ap.add_argument("--scale", choices=("quick", "paper"), default="quick")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--out-dir", default="paper-figures")
+    ap.add_argument("--png-dir", help="default: --out-dir")
+    ap.add_argument("--md", help="also write the tables to this file")
+    ap.add_argument("--uet-sim", default=os.path.join(ROOT, "build", "apps", "uet-sim",
+                                                      "uet-sim"))
+    ap.add_argument("--joblist", help="write the uet-sim commands, one per line, and stop")
+    ap.add_argument("--slurm", help="write a Slurm job-array script over --joblist and stop")
+    ap.add_argument("--merge", action="store_true",
+                    help="run nothing: tables and plots from the JSON in --out-dir")
+    a = ap.parse_args()
+    figs = [f.strip() for f in a.figs.split(",") if f.strip()]
+    for f in figs:
+        if f not in FIGS:
+            sys.exit("--figs: unknown figure '%s' (%s)" % (f, ", ".join(FIGS)))
+    os.makedirs(a.out_dir, exist_ok=True)
+    runs = [r for f in figs for r in FIGS[f].runs(a)]
+    if a.joblist or a.slurm:
+        jl = a.joblist or (a.slurm + ".jobs")
+        with open(jl, "w") as f:
+            for r in runs:
+                f.write(" ".join(shlex.quote(x) for x in cmdline(a.uet_sim, r, a.out_dir)) + "\n")
+        print("%s: %d commands (GNU parallel: parallel < %s)" % (jl, len(runs), jl))
+        if a.slurm:
+            with open(a.slurm, "w") as f:
+                f.write("#!/bin/bash\n#SBATCH --job-name=reps-figures\n#SBATCH --array=0-%d\n"
+                        "#SBATCH --cpus-per-task=1\n#SBATCH --mem=2G\n"
+                        "# then: tools/sim/paper_figures.py --figs %s --scale %s --seeds %d "
+                        "--out-dir %s --merge\n"
+                        "sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" %s | sh\n" % (
+                            len(runs) - 1, ",".join(figs), a.scale, a.seeds, a.out_dir,
+                            shlex.quote(os.path.abspath(jl))))
+            print("%s: sbatch %s" % (a.slurm, a.slurm))
+        return 0
+    if not a.merge:
+        run_all(runs, a)
+    res = {}
+    for r in runs:
+        rep = load(r, a.out_dir)
+        if rep is None:
+            sys.exit("%s: no result in %s (run without --merge, or collect the cluster's)" % (
+                r.id, a.out_dir))
+        res[r.id] = summary(rep)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        plt = None
+        print("python3-matplotlib is not installed: tables only", file=sys.stderr)
+    md = []
+    for f in figs:
+        fig = FIGS[f]
+        md.append("### %s\n" % fig.title)
+        md += fig.table(a, res)
+        if plt is not None and fig.plot is not None:
+            png = os.path.join(a.png_dir or a.out_dir, "fig%s.png" % f)
+            os.makedirs(os.path.dirname(png) or ".", exist_ok=True)
+            fig.plot(a, res, plt, png)
+            plt.close("all")
+            md.append("![%s](%s)\n" % (fig.title, png))
+    text = "\n".join(md)
+    print(text)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
