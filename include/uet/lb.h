@@ -38,6 +38,10 @@ enum uet_lb_fb_kind {
 				 * the fabric trims (no ev) */
 	UET_LB_FB_IDLE,         /* the PDC sends again after idle_ns without
 				 * sending: cached path state is stale (no ev) */
+	UET_LB_FB_CARRIED,      /* an unmarked packet sent on ev arrived; its
+				 * EV came carried in a coalesced ACK
+				 * (ack_carry_evs), after that ACK's own ACK
+				 * feedback. Only REPS uses it. */
 };
 
 /* What the load balancer did; returned by feedback and next_ev, counted by

@@ -195,6 +195,9 @@ struct uet_ep_config {
 				   * 0 = ACK every packet; default 16384 */
 	uint64_t ack_delay_ns;    /* longest an accepted packet waits for its
 				   * ACK; default 5000 */
+	bool ack_carry_evs;       /* a coalesced ACK carries the EVs of the
+				   * unmarked packets it covers (REPS
+				   * ACK+Carry; UET_ACK_CCF_EVS); default off */
 
 	/* Sender timing */
 	uint64_t base_rtt_ns;     /* unloaded RTT; default 10000 */

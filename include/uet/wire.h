@@ -74,6 +74,12 @@ enum uet_ctl_type {
  * was a duplicate (its PSN had been received before). Like TCP's D-SACK
  * (RFC 2883), it proves a retransmission spurious; doc/wire.md. */
 #define UET_ACK_F_DUP 0x01
+/* libuet extension in ACK_CC's cc_flags (REPS ACK+Carry, doc/wire.md): the
+ * 32 bytes are followed by count:8 | rsvd:8 | count x EV:16, the EVs of the
+ * unmarked packets the ACK covers besides its trigger (whose EV is the
+ * ACK's own source port), at most UET_ACK_CARRY_MAX. */
+#define UET_ACK_CCF_EVS 0x1
+#define UET_ACK_CARRY_MAX 15
 /* NACK flags */
 #define UET_NACK_F_M 0x20
 #define UET_NACK_F_RETX 0x10

@@ -250,6 +250,10 @@ static const struct opt opt_table[] = {
 	{ .lname = "ack-delay-ns", .sec = "transport", .key = "ack_delay_ns",
 	  UINT(ack_delay_ns, 5000, 0, 1000000000), .flags = F_SYM, .meta = "NS",
 	  .help = "longest an accepted packet waits for its ACK" },
+	{ .lname = "ack-carry-evs", .sec = "transport", .key = "ack_carry_evs",
+	  .type = T_BOOL, FLD(ack_carry_evs), .flags = F_SYM,
+	  .help = "a coalesced ACK carries the EVs of the unmarked packets it covers, which "
+		  "REPS caches (the paper's ACK+Carry EVs; a libuet wire extension)" },
 	{ .lname = "rto-ns", .sec = "transport", .key = "rto_ns",
 	  UINT(rto_ns, 0, 0, NS_MAX), .flags = F_SYM, .meta = "NS",
 	  .defdoc = "0 (adaptive)",
@@ -2552,6 +2556,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	c->ev_count = o->ev_count;
 	c->ack_every_bytes = o->ack_every_bytes;
 	c->ack_delay_ns = o->ack_delay_ns;
+	c->ack_carry_evs = o->ack_carry_evs;
 	c->rto_ns = o->rto_ns;
 	c->rto_min_ns = o->rto_min_ns;
 	if (o->rto_max_ns != 0)

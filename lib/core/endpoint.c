@@ -476,7 +476,7 @@ uet_ep_read_pkt(struct uet_ep *ep, const struct uet_rx_meta *meta, const uint8_t
 		return rx_on_request(ep, &h, NULL, 0, meta, now_ns);
 	case UET_PDS_ACK:
 	case UET_PDS_ACK_CC:
-		return tx_on_ack(ep, &h, meta, now_ns);
+		return tx_on_ack(ep, &h, pkt + h.hdr_len, len - h.hdr_len, meta, now_ns);
 	case UET_PDS_NACK:
 		return tx_on_nack(ep, &h, meta, now_ns);
 	default:

@@ -194,6 +194,8 @@ struct pdc_rx {
 			      * the last hole closes */
 	uint8_t last_flags;  /* last accepted packet: trigger of a delayed ACK */
 	uint16_t last_ev;
+	uint8_t carry_n;     /* ack_carry_evs: EVs waiting for the next ACK */
+	uint16_t carry_ev[UET_ACK_CARRY_MAX];
 	uint32_t last_psn;
 	uint64_t last_arrival_ns;
 	uint64_t rcvd_bytes;
@@ -334,7 +336,7 @@ int tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 	     struct uet_tx_meta *m, uint64_t now);
 int tx_write_probe(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf,
 		   size_t cap, struct uet_tx_meta *m, uint64_t now);
-int tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h,
+int tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_t tail_len,
 	      const struct uet_rx_meta *meta, uint64_t now);
 int tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h,
 	       const struct uet_rx_meta *meta, uint64_t now);

@@ -514,10 +514,16 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 		    p->rx.unacked_bytes >= ep->cfg.ack_every_bytes;
 	if (p->rx.close_seen && psn_lt(p->rx.close_psn, p->rx.cack))
 		immediate = true;
-	if (immediate)
+	if (immediate) {
 		push_ack(ep, p, psn, meta->ev, fl, now);
-	else if (p->rx.ack_due_ns == 0)
-		p->rx.ack_due_ns = now + ep->cfg.ack_delay_ns;
+	} else {
+		if (p->rx.ack_due_ns == 0)
+			p->rx.ack_due_ns = now + ep->cfg.ack_delay_ns;
+		/* ACK+Carry: an unmarked packet's path is good news the next
+		 * ACK brings along (the trigger's EV is that ACK's own). */
+		if (ep->cfg.ack_carry_evs && !meta->ce && p->rx.carry_n < UET_ACK_CARRY_MAX)
+			p->rx.carry_ev[p->rx.carry_n++] = meta->ev;
+	}
 	if (p->rx.ooo == 0)
 		rx_window_release(ep, p);
 	if (p->rx.close_seen && psn_lt(p->rx.close_psn, p->rx.cack))
@@ -603,9 +609,21 @@ rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t
 	ns.rcvd_bytes = (uint32_t)(((p->rx.rcvd_bytes + 255) >> 8) & 0xffffff);
 	ns.ooo_count = (uint16_t)(p->rx.ooo > 0xffff ? 0xffff : p->rx.ooo);
 	h.cc_state = uet_nscc_state_pack(&ns);
+	if (ep->cfg.ack_carry_evs)
+		h.cc_flags = UET_ACK_CCF_EVS;
 	n = uet_hdr_encode(&h, buf, cap);
 	if (n < 0)
 		return n;
+	if (ep->cfg.ack_carry_evs) {
+		if ((size_t)n + 2 + 2u * p->rx.carry_n > cap)
+			return UET_ERR_BUFSIZE;
+		buf[n] = p->rx.carry_n;
+		buf[n + 1] = 0;
+		for (k = 0; k < p->rx.carry_n; k++)
+			uet_put_be16(buf + n + 2 + 2 * k, p->rx.carry_ev[k]);
+		n += 2 + 2 * (int)p->rx.carry_n;
+		p->rx.carry_n = 0;
+	}
 	ep->st.tx_ack_pkts++;
 	return ctrl_meta(m, UET_PKT_ACK, p->peer_ip, ci->ev, p->id, cack, n);
 }
@@ -643,9 +661,14 @@ rx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now)
 			ep_pdc_free(ep, p);
 		return;
 	}
-	if (p->rx.ack_due_ns != 0 && now >= p->rx.ack_due_ns)
+	if (p->rx.ack_due_ns != 0 && now >= p->rx.ack_due_ns) {
+		/* The delayed ACK's trigger is the last packet: its EV goes as
+		 * the ACK's source port, not in the carried list too. */
+		if (p->rx.carry_n > 0 && p->rx.carry_ev[p->rx.carry_n - 1] == p->rx.last_ev)
+			p->rx.carry_n--;
 		push_ack(ep, p, p->rx.last_psn, p->rx.last_ev, p->rx.last_flags,
 			 p->rx.last_arrival_ns);
+	}
 	if (ep->cfg.pdc_target_idle_ns != 0 &&
 	    now >= p->rx.last_rx_ns + ep->cfg.pdc_target_idle_ns) {
 		/* The initiator went silent without closing: reclaim. */

@@ -212,7 +212,8 @@ lb_feedback_full(struct uet_ep *ep, struct pdc *p, enum uet_lb_fb_kind k, uint16
 	/* ACKs and NACKs carry the EV of the packet that triggered them in
 	 * their UDP source port: one outside our EV set was not sent by us,
 	 * and a load balancer that caches EVs must never learn it. */
-	if ((k == UET_LB_FB_ACK || k == UET_LB_FB_NACK || k == UET_LB_FB_NACK_LASTHOP) &&
+	if ((k == UET_LB_FB_ACK || k == UET_LB_FB_NACK || k == UET_LB_FB_NACK_LASTHOP ||
+	     k == UET_LB_FB_CARRIED) &&
 	    (uint32_t)(uint16_t)(ev - ep->lb_params.ev_base) >= ep->lb_params.ev_count) {
 		ep->st.rx_foreign_ev++;
 		return;
@@ -1327,8 +1328,8 @@ judge_trigger(struct uet_ep *ep, struct pdc *p, uint32_t psn, bool retx_echo, bo
 }
 
 int
-tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *meta,
-	  uint64_t now)
+tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_t tail_len,
+	  const struct uet_rx_meta *meta, uint64_t now)
 {
 	struct ack_ctx ac = { 0, 0, false, false };
 	struct uet_nscc_state ns = { 0, 0, 0, 0, 0 };
@@ -1336,9 +1337,17 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 	bool retx_echo = h->flags & UET_ACK_F_RETX, dup = h->flags & UET_ACK_F_DUP;
 	uint32_t cack = h->psn, ack_psn = 0, base = 0, psn;
 	uint64_t bm = h->sack_bitmap, rtt = 0, acked_before;
+	uint32_t carried = 0, ci;
 	struct pdc *p;
 
 	ep->st.rx_ack_pkts++;
+	if (h->type == UET_PDS_ACK_CC && (h->cc_flags & UET_ACK_CCF_EVS)) {
+		if (tail_len < 2 || tail[0] > UET_ACK_CARRY_MAX || tail_len < 2 + 2u * tail[0]) {
+			ep->st.rx_malformed++;
+			return UET_ERR_MALFORMED;
+		}
+		carried = tail[0];
+	}
 	p = tx_lookup(ep, h, meta);
 	if (p == NULL)
 		return UET_ERR_NO_PDC;
@@ -1476,6 +1485,10 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 		ep->cfg.cc->on_ack(p->tx.cc, &ca);
 	}
 	lb_feedback(ep, p, UET_LB_FB_ACK, meta->ev, ce, retx_echo, rtt, now);
+	/* ACK+Carry: the other unmarked paths this ACK covers. */
+	for (ci = 0; ci < carried; ci++)
+		lb_feedback(ep, p, UET_LB_FB_CARRIED, uet_get_be16(tail + 2 + 2 * ci), false, false,
+			    0, now);
 
 	/* Probe reply: fast, acknowledging nothing new, and with the
 	 * receiver's byte count unchanged since the probe left: the path is

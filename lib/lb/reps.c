@@ -29,9 +29,11 @@
  *    their EV from the same rule as new packets.
  * Forced freezing (App. A): force_freeze_at_ns freezes every PDC once, at
  * its first send past that time, failure or not.
- * Variant for coalesced ACKs: reuse = n makes each cached EV serve n
- * packets (ACK+Reuse EVs, §4.5.1); only the oldest valid entry is ever
- * being reused, so one counter suffices.
+ * Variants for coalesced ACKs (§4.5.1): reuse = n makes each cached EV
+ * serve n packets (ACK+Reuse EVs); only the oldest valid entry is ever
+ * being reused, so one counter suffices. ACK+Carry EVs is the transport's
+ * (uet_ep_config.ack_carry_evs): each EV a coalesced ACK carries arrives
+ * as UET_LB_FB_CARRIED and is cached like an unmarked ACK's.
  *
  * Per-PDC state: 25 bytes, as Table 1 (the 32-bit freeze exit is kept in
  * units of 1.024 us).
@@ -156,6 +158,7 @@ reps_feedback(void *stp, const struct uet_lb_feedback *fb)
 
 	switch (fb->kind) {
 	case UET_LB_FB_ACK:
+	case UET_LB_FB_CARRIED: /* ACK+Carry: an unmarked EV the ACK covered */
 		/* Algorithm 1, ONACK; the freeze exit first (note 5). */
 		if (st->frozen && (int32_t)(us_of(fb->now_ns) - st->exit_us) > 0) {
 			st->frozen = 0;

@@ -110,6 +110,7 @@ draw_algorithms(uint64_t seed, struct draw *d)
 		c->lb_cfg = &d->bitmap;
 	} else if (c->lb == &uet_lb_flowlet) {
 		d->flowlet.gap_ns = PICK(&r, 0, 100, 50000);
+		d->flowlet.ack_clock = uet_prng_below(&r, 2);
 		c->lb_cfg = &d->flowlet;
 	} else if (c->lb == &uet_lb_plb) {
 		d->plb.ce_pct = (uint8_t)PICK(&r, 0, 1, 25);
@@ -126,6 +127,7 @@ draw_algorithms(uint64_t seed, struct draw *d)
 		c->cc_cfg = NULL;
 	}
 	c->assume_trimming = d->trim && uet_prng_below(&r, 2);
+	c->ack_carry_evs = uet_prng_below(&r, 3) == 0;
 }
 
 /*

@@ -16,6 +16,8 @@
 
 #include "base/prng.h"
 #include "duo.h"
+#include "uet/lb.h"
+#include "uet/wire.h"
 
 #define PKT_BYTES (UET_DATA_HDR_LEN + 4096)
 
@@ -1102,6 +1104,111 @@ test_ce_echo(void **state)
 	duo_fini(&d);
 }
 
+/* ACK+Carry: what the wire carried, per direction. */
+struct carry_rec {
+	uint16_t data_ev[16];
+	int n_data;
+	uint16_t trig_ev[16], carried[16][UET_ACK_CARRY_MAX];
+	int n_carried[16], n_acks;
+	bool tamper_first;
+};
+
+static struct carry_rec carry;
+
+static bool
+carry_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	struct uet_hdr h;
+	int i;
+
+	(void)d;
+	assert_true(uet_hdr_decode(p->buf, p->len, &h) > 0);
+	if (a_to_b) {
+		if (h.type == UET_PDS_RUD_REQ && carry.n_data < 16) {
+			/* The second packet crosses a congested queue. */
+			p->ce = carry.n_data == 1;
+			carry.data_ev[carry.n_data++] = p->meta.ev;
+		}
+		return true;
+	}
+	if (h.type != UET_PDS_ACK_CC || carry.n_acks == 16)
+		return true;
+	assert_true(h.cc_flags & UET_ACK_CCF_EVS);
+	assert_true(p->len >= (uint32_t)h.hdr_len + 2);
+	carry.trig_ev[carry.n_acks] = p->meta.ev;
+	carry.n_carried[carry.n_acks] = p->buf[h.hdr_len];
+	assert_int_equal(p->len, h.hdr_len + 2 + 2 * p->buf[h.hdr_len]);
+	for (i = 0; i < p->buf[h.hdr_len]; i++)
+		carry.carried[carry.n_acks][i] = uet_get_be16(p->buf + h.hdr_len + 2 + 2 * i);
+	carry.n_acks++;
+	if (carry.tamper_first && carry.n_acks == 1)
+		p->buf[h.hdr_len] = UET_ACK_CARRY_MAX + 1; /* more than may follow */
+	return true;
+}
+
+static void
+test_ack_carry_evs(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	int i, k, seen;
+
+	(void)state;
+	duo_config(&c);
+	c.lb = &uet_lb_ops_spray;
+	c.ev_count = 16384;
+	c.ack_every_bytes = 16384; /* an ACK per 4 full packets */
+	c.ack_carry_evs = true;
+	memset(&carry, 0, sizeof(carry));
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = carry_filter;
+	d.write_each = true; /* the receiver answers each packet as it lands */
+	assert_int_equal(duo_send(&d, &d.a, 98, 8 * 4096, 0), 0);
+	assert_true(duo_run(&d, 10000000));
+	assert_true(duo_msg_exact(&d.b, 98, 8 * 4096));
+	assert_int_equal(carry.n_data, 8);
+	/* Packet 1 opens the PDC and packet 2 is CE marked: each is ACKed at
+	 * once, carrying nothing. Packets 3-6 fill the 16 KiB: packet 6
+	 * triggers, 3-5 ride along. */
+	assert_true(carry.n_acks >= 4);
+	assert_int_equal(carry.trig_ev[0], carry.data_ev[0]);
+	assert_int_equal(carry.n_carried[0], 0);
+	assert_int_equal(carry.trig_ev[1], carry.data_ev[1]);
+	assert_int_equal(carry.n_carried[1], 0);
+	assert_int_equal(carry.trig_ev[2], carry.data_ev[5]);
+	assert_int_equal(carry.n_carried[2], 3);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(carry.carried[2][i], carry.data_ev[2 + i]);
+	/* Every unmarked packet's EV reaches the sender once, as a trigger
+	 * or carried. */
+	for (i = 0; i < 8; i++) {
+		if (i == 1)
+			continue;
+		seen = 0;
+		for (k = 0; k < carry.n_acks; k++) {
+			seen += carry.trig_ev[k] == carry.data_ev[i];
+			for (int j = 0; j < carry.n_carried[k]; j++)
+				seen += carry.carried[k][j] == carry.data_ev[i];
+		}
+		assert_int_equal(seen, 1);
+	}
+	assert_int_equal(st(&d.a)->rx_malformed, 0);
+	duo_fini(&d);
+
+	/* A count larger than the list may hold: the ACK is malformed and
+	 * dropped, the later ones complete the message. */
+	memset(&carry, 0, sizeof(carry));
+	carry.tamper_first = true;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = carry_filter;
+	assert_int_equal(duo_send(&d, &d.a, 99, 8 * 4096, 0), 0);
+	assert_true(duo_run(&d, 10000000));
+	assert_true(duo_msg_exact(&d.b, 99, 8 * 4096));
+	assert_int_equal(st(&d.a)->rx_malformed, 1);
+	assert_int_equal(d.a.tx_done_ok, 1);
+	duo_fini(&d);
+}
+
 /* The endpoint writes data headers directly (hot path); they must be the
  * codec's bytes exactly, for first, middle and last packets, SYN or not. */
 static void
@@ -1201,6 +1308,7 @@ main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_ev_range_and_classes),
 		cmocka_unit_test(test_ce_echo),
+		cmocka_unit_test(test_ack_carry_evs),
 		cmocka_unit_test(test_data_header_matches_codec),
 		cmocka_unit_test(test_config_check),
 	};

@@ -368,6 +368,24 @@ test_reps_reset_exploration_and_config(void **state)
 
 /* ---- bitmap ---- */
 
+/* ACK+Carry: an EV carried in a coalesced ACK is cached like an unmarked
+ * ACK's own, in arrival order. */
+static void
+test_reps_carried_evs(void **state)
+{
+	struct lbt t;
+
+	(void)state;
+	lbt_init(&t, &uet_lb_reps, 100, 1000, NULL, 92);
+	ack(&t, 500, false);
+	fb(&t, UET_LB_FB_CARRIED, 501);
+	fb(&t, UET_LB_FB_CARRIED, 502);
+	ack(&t, 503, true); /* the marked trigger is still not cached */
+	expect_seq(&t, (const uint16_t[]){ 500, 501, 502 }, 3);
+	assert_int_equal(send(&t), rnd(&t));
+	assert_no_hidden_draws(&t);
+}
+
 static void
 test_reps_forced_freeze(void **state)
 {
@@ -830,6 +848,7 @@ main(void)
 		cmocka_unit_test(test_mprdma_ack_clocking),
 		cmocka_unit_test(test_mptcp_round_robin),
 		cmocka_unit_test(test_reps_forced_freeze),
+		cmocka_unit_test(test_reps_carried_evs),
 		cmocka_unit_test(test_ecmp_one_ev_for_life),
 	};
 
