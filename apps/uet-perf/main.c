@@ -581,6 +581,8 @@ main(int argc, char **argv)
 	plan->frame_mtu = (uint16_t)(UET_ETH_HLEN + uet_perf_ip_mtu_bytes(&a.o));
 	plan->arp_timeout_ns = 5000000000ULL;
 	plan->stop = &stop_flag;
+	_Static_assert(UET_PERF_MAX_FAIL_EV * UET_PERF_SET_MAX <= UET_DPDK_MAX_FAIL_RANGES,
+		       "the fail-EV hook must hold every range the options give");
 	fails = calloc(UET_PERF_MAX_FAIL_EV * UET_PERF_SET_MAX, sizeof(*fails));
 	execs = calloc(UET_PERF_MAX_EXEC, sizeof(*execs));
 	if (fails == NULL || execs == NULL)

@@ -1032,8 +1032,13 @@ perf_run_one(struct perf_ctx *c, const struct uet_wl_spec *spec, struct perf_res
 		uint32_t h;
 
 		for (h = 0; h < c->nhosts; h++)
-			(void)uet_dpdk_host_fail_evs(c->hosts[h].h, c->t0 + p->fail[k].at_ns,
-						     p->fail[k].lo, p->fail[k].hi);
+			if (uet_dpdk_host_fail_evs(c->hosts[h].h, c->t0 + p->fail[k].at_ns,
+						   p->fail[k].lo, p->fail[k].hi) != 0) {
+				snprintf(res->error, sizeof(res->error),
+					 "--fail-ev-at: range %u of %u (EVs %u-%u) not accepted",
+					 k + 1, p->nfail, p->fail[k].lo, p->fail[k].hi);
+				goto stop;
+			}
 	}
 	__atomic_store_n(&c->phase, PH_RUN, __ATOMIC_RELEASE);
 	if (worker_begin(w0) != 0) {

@@ -145,9 +145,11 @@ int uet_dpdk_host_add_neigh(struct uet_dpdk_host *h, uint32_t ip, const uint8_t 
 bool uet_dpdk_host_has_neigh(const struct uet_dpdk_host *h, uint32_t ip);
 /* Ask for ip's MAC (sent with the next poll). */
 void uet_dpdk_host_resolve(struct uet_dpdk_host *h, uint32_t ip);
-/* From now_ns on (if now_ns >= from_ns), drop outgoing packets whose EV is in
- * [ev_lo, ev_hi] (ranges add up, at most 64): a failed path without access
- * to the switch. */
+/* From from_ns on, drop outgoing packets whose EV is in [ev_lo, ev_hi]: a
+ * failed path without access to the switch. Ranges add up, each with its own
+ * start, at most UET_DPDK_MAX_FAIL_RANGES; UET_ERR_INVAL past that or for
+ * ev_lo > ev_hi, UET_ERR_NOMEM. */
+#define UET_DPDK_MAX_FAIL_RANGES 1024
 int uet_dpdk_host_fail_evs(struct uet_dpdk_host *h, uint64_t from_ns, uint16_t ev_lo,
 			   uint16_t ev_hi);
 

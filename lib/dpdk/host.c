@@ -24,7 +24,9 @@
 #include "uet/err.h"
 #include "uet/wire.h"
 
-#define MAX_FAIL_RANGES 64
+/* As many as uet-perf's options can give: --fail-ev-at's entries times the
+ * ranges of one set (conf.h), so none is dropped. */
+#define MAX_FAIL_RANGES UET_DPDK_MAX_FAIL_RANGES
 /* ARP retries back off from 100 us (a peer that is starting up) to 100 ms
  * (one that is not there: no flood). */
 #define ARP_RETRY_NS 100000ULL
@@ -41,6 +43,7 @@ struct neigh {
 };
 
 struct fail_range {
+	uint64_t from_ns;
 	uint16_t lo, hi;
 };
 
@@ -60,9 +63,9 @@ struct uet_dpdk_host {
 	struct neigh *neigh;
 	uint32_t n_neigh;
 	uint32_t resolve_pending; /* requests waiting for the next poll */
-	struct fail_range fail[MAX_FAIL_RANGES];
+	struct fail_range *fail;  /* allocated with the first range */
 	uint32_t n_fail;
-	uint64_t fail_from_ns;
+	uint64_t fail_from_ns;    /* the earliest range's start: a fast no */
 	struct rte_flow *flow;    /* hardware steering of ip to queue, if any */
 	uint32_t idx;             /* in its lcore */
 	uint32_t txq;             /* its queue in its lcore's q[] */
@@ -174,8 +177,16 @@ uet_dpdk_host_fail_evs(struct uet_dpdk_host *h, uint64_t from_ns, uint16_t ev_lo
 {
 	if (h->n_fail == MAX_FAIL_RANGES || ev_lo > ev_hi)
 		return UET_ERR_INVAL;
+	if (h->fail == NULL) {
+		h->fail = calloc(MAX_FAIL_RANGES, sizeof(*h->fail));
+		if (h->fail == NULL)
+			return UET_ERR_NOMEM;
+	}
 	if (h->n_fail == 0 || from_ns < h->fail_from_ns)
 		h->fail_from_ns = from_ns;
+	/* Each range fails from its own time: a later failure must not
+	 * blackhole its EVs from the earliest one's. */
+	h->fail[h->n_fail].from_ns = from_ns;
 	h->fail[h->n_fail].lo = ev_lo;
 	h->fail[h->n_fail].hi = ev_hi;
 	h->n_fail++;
@@ -190,7 +201,7 @@ ev_failed(const struct uet_dpdk_host *h, uint16_t ev, uint64_t now_ns)
 	if (h->n_fail == 0 || now_ns < h->fail_from_ns)
 		return false;
 	for (i = 0; i < h->n_fail; i++)
-		if (ev >= h->fail[i].lo && ev <= h->fail[i].hi)
+		if (ev >= h->fail[i].lo && ev <= h->fail[i].hi && now_ns >= h->fail[i].from_ns)
 			return true;
 	return false;
 }
@@ -296,6 +307,7 @@ uet_dpdk_host_destroy(struct uet_dpdk_host *h)
 	uet_ep_destroy(h->ep);
 	uet_hmap_fini(&h->neigh_map);
 	free(h->neigh);
+	free(h->fail);
 	free(h);
 }
 

@@ -201,6 +201,10 @@ uet_frame_encap(uint8_t *f, size_t cap, const struct uet_frame_tx *t,
 		 * they are. */
 		udp_csum_fill(ip, udp, (uint16_t)udp_len,
 			      t->zero_tail < payload_len ? udp_len - t->zero_tail : UET_UDP_HLEN);
+	if (UET_ETH_HLEN + ip_len < UET_ETH_MIN_FRAME && cap >= UET_ETH_MIN_FRAME) {
+		memset(f + UET_ETH_HLEN + ip_len, 0, UET_ETH_MIN_FRAME - UET_ETH_HLEN - ip_len);
+		return UET_ETH_MIN_FRAME;
+	}
 	return (int)(UET_ETH_HLEN + ip_len);
 }
 

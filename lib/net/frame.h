@@ -20,6 +20,8 @@
 #define UET_UDP_HLEN 8
 /* Bytes in front of the UDP payload in the frames this layer builds. */
 #define UET_FRAME_HDR_LEN (UET_ETH_HLEN + UET_IPV4_HLEN + UET_UDP_HLEN)
+/* The shortest Ethernet frame without its FCS: shorter ones are padded. */
+#define UET_ETH_MIN_FRAME 60
 #define UET_ETHERTYPE_IPV4 0x0800
 #define UET_ETHERTYPE_ARP 0x0806
 #define UET_ETHERTYPE_VLAN 0x8100
@@ -95,8 +97,10 @@ struct uet_frame_rx {
  * Write Ethernet/IPv4/UDP headers into frame[0, UET_FRAME_HDR_LEN); the UDP
  * payload of payload_len bytes must already be at frame + UET_FRAME_HDR_LEN.
  * With udp_csum the UDP checksum covers the payload, otherwise it is 0 (no
- * checksum, legal on IPv4; for NICs that fill it in). Returns the frame
- * length or UET_ERR_BUFSIZE / UET_ERR_INVAL.
+ * checksum, legal on IPv4; for NICs that fill it in). A frame shorter than
+ * UET_ETH_MIN_FRAME (a NACK or CONTROL packet) is padded with zeros to it,
+ * outside the IP length, as a NIC does. Returns the frame length or
+ * UET_ERR_BUFSIZE / UET_ERR_INVAL.
  */
 int uet_frame_encap(uint8_t *frame, size_t cap, const struct uet_frame_tx *t,
 		    size_t payload_len, bool udp_csum);

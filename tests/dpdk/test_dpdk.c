@@ -571,6 +571,10 @@ test_fail_ev_hook(void **state)
 	ev_pair(&t, &evc, &port, 0);
 	assert_int_equal(uet_dpdk_host_fail_evs(t.a, 0, 50000, 50003), 0);
 	assert_int_equal(uet_dpdk_host_fail_evs(t.a, 0, 50010, 50009), UET_ERR_INVAL);
+	/* A range that fails an hour from now stays alive in this test: each
+	 * range keeps its own start. */
+	assert_int_equal(uet_dpdk_host_fail_evs(t.a, uet_dpdk_now_ns(&clk) + 3600000000000ULL,
+						50004, 50007), 0);
 	lc = one_lcore(t.a, t.b);
 	for (i = 0; i < 4; i++) {
 		struct uet_send_req r = { .dst_ip = 0x0a000002, .buf = buf[i], .len = 100000,
@@ -603,6 +607,11 @@ test_fail_ev_hook(void **state)
 					     es->tx_nack_pkts);
 	}
 	assert_true(live >= 4 * 25); /* 100 kB in 4 kB packets, four times */
+	assert_true(evc.tx[50004] + evc.tx[50005] + evc.tx[50006] + evc.tx[50007] > 0);
+	/* As many ranges as uet-perf's options can give, and no more. */
+	for (i = 2; i < UET_DPDK_MAX_FAIL_RANGES; i++)
+		assert_int_equal(uet_dpdk_host_fail_evs(t.a, UINT64_MAX, 1, 1), 0);
+	assert_int_equal(uet_dpdk_host_fail_evs(t.a, UINT64_MAX, 1, 1), UET_ERR_INVAL);
 	assert_true(uet_ep_stats(uet_dpdk_host_ep(t.a))->tx_retx_pkts >= dead);
 	two_destroy(&t, lc);
 }

@@ -106,6 +106,20 @@ test_encap_decap(void **state)
 				 UET_ERR_CHECKSUM);
 		t.zero_tail = 0;
 	}
+	/* A NACK (16 bytes of UDP payload) makes a 58-byte frame: padded with
+	 * zeros to the Ethernet minimum, outside the IP length, and parsed
+	 * back to its 16 bytes. */
+	memset(f, 0xee, sizeof(f));
+	memset(f + UET_FRAME_HDR_LEN, 0x5a, 16);
+	n = uet_frame_encap(f, sizeof(f), &t, 16, true);
+	assert_int_equal(n, UET_ETH_MIN_FRAME);
+	assert_int_equal(f[UET_FRAME_HDR_LEN + 16], 0);
+	assert_int_equal(f[UET_ETH_MIN_FRAME - 1], 0);
+	assert_int_equal(uet_get_be16(f + UET_ETH_HLEN + 2), 20 + 8 + 16);
+	assert_int_equal(uet_frame_decap(f, (size_t)n, &r, UET_FRAME_VERIFY_CSUM), 0);
+	assert_int_equal(r.payload_len, 16);
+	/* No room for the padding: the bare frame. */
+	assert_int_equal(uet_frame_encap(f, 58, &t, 16, true), 58);
 	t.dscp = 64;
 	assert_int_equal(uet_frame_encap(f, sizeof(f), &t, plen, true), UET_ERR_INVAL);
 }
