@@ -89,6 +89,7 @@ struct worker {
 	struct early *early;
 	uint32_t n_early;
 	uint64_t early_lost;
+	uint64_t close_until;  /* done sending: until then, let idle PDCs close */
 	struct live live;
 };
 
@@ -646,6 +647,28 @@ worker_begin(struct worker *w)
 	return 0;
 }
 
+/* With --pdc-idle-close-ns, a finished lcore keeps polling until its
+ * hosts' PDCs have idled out and closed (CLOSE sent and acknowledged), or
+ * for at most the idle time plus 10 ms; the run's end is when it finished
+ * sending. True while it should wait. */
+static bool
+closing(struct worker *w)
+{
+	uint64_t idle = w->c->p->ep.pdc_idle_close_ns;
+	uint32_t i, open = 0;
+
+	if (idle == 0)
+		return false;
+	if (w->close_until == 0) {
+		uet_drv_stop(w->drv); /* streams (-D): no new messages */
+		st(&w->live.end_ns, w->now);
+		w->close_until = w->now + idle + 10000000ULL;
+	}
+	for (i = 0; i < w->nhosts; i++)
+		open += uet_ep_open_initiators(uet_dpdk_host_ep(w->hosts[i]->h));
+	return open > 0 && w->now < w->close_until;
+}
+
 static void
 worker_end(struct worker *w)
 {
@@ -653,7 +676,8 @@ worker_end(struct worker *w)
 		fold_stats(w);
 	uet_drv_stop(w->drv);
 	w->measuring = false;
-	st(&w->live.end_ns, w->now);
+	if (w->close_until == 0)
+		st(&w->live.end_ns, w->now);
 	__atomic_store_n(&w->live.done, 1, __ATOMIC_RELEASE);
 }
 
@@ -676,10 +700,16 @@ worker_step(struct worker *w)
 		fold_stats(w);
 		w->last_fold_ns = w->now;
 	}
-	if ((!p->repeat && uet_drv_done(w->drv)) ||
-	    (p->repeat && rel(c, w->now) >= p->duration_ns) ||
-	    (p->stop && *p->stop) || __atomic_load_n(&c->abort, __ATOMIC_ACQUIRE))
+	if ((p->stop && *p->stop) || __atomic_load_n(&c->abort, __ATOMIC_ACQUIRE)) {
 		worker_end(w);
+		return;
+	}
+	if ((!p->repeat && uet_drv_done(w->drv)) ||
+	    (p->repeat && rel(c, w->now) >= p->duration_ns)) {
+		if (closing(w))
+			return;
+		worker_end(w);
+	}
 }
 
 static int
@@ -957,6 +987,7 @@ run_reset(struct perf_ctx *c)
 		w->drv = NULL;
 		w->meas = NULL;
 		w->early_rx_bytes = w->early_lost = 0;
+		w->close_until = 0;
 		w->n_early = 0;
 		w->measuring = false;
 		memset(&w->live, 0, sizeof(w->live));

@@ -418,6 +418,9 @@ uint32_t uet_ep_pdc_count(const struct uet_ep *ep);
 
 /* true when nothing is queued, in flight, in reassembly or pending. */
 bool uet_ep_idle(const struct uet_ep *ep);
+/* PDCs this endpoint opened (as initiator) and still holds: open, or
+ * closing until the peer acknowledges the CLOSE. */
+uint32_t uet_ep_open_initiators(const struct uet_ep *ep);
 
 /* Bytes one PDC costs, and the whole endpoint, for a given config. */
 size_t uet_ep_pdc_bytes(const struct uet_ep_config *cfg);

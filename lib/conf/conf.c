@@ -250,6 +250,14 @@ static const struct opt opt_table[] = {
 	{ .lname = "ack-delay-ns", .sec = "transport", .key = "ack_delay_ns",
 	  UINT(ack_delay_ns, 5000, 0, 1000000000), .flags = F_SYM, .meta = "NS",
 	  .help = "longest an accepted packet waits for its ACK" },
+	{ .lname = "pdc-idle-close-ns", .sec = "transport", .key = "pdc_idle_close_ns",
+	  UINT(pdc_idle_close_ns, 0, 0, NS_MAX), .meta = "NS", .defdoc = "0 (never)",
+	  .help = "an initiator closes a PDC (a CLOSE on the wire, acknowledged) that has "
+		  "been idle this long; its next message opens a new one" },
+	{ .lname = "pdc-target-idle-ns", .sec = "transport", .key = "pdc_target_idle_ns",
+	  UINT(pdc_target_idle_ns, 0, 0, NS_MAX), .meta = "NS", .defdoc = "0 (never)",
+	  .help = "a target drops a PDC whose initiator went silent this long without "
+		  "closing it, with its partial messages" },
 	{ .lname = "ack-carry-evs", .sec = "transport", .key = "ack_carry_evs",
 	  .type = T_BOOL, FLD(ack_carry_evs), .flags = F_SYM,
 	  .help = "a coalesced ACK carries the EVs of the unmarked packets it covers, which "
@@ -2557,6 +2565,8 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	c->ack_every_bytes = o->ack_every_bytes;
 	c->ack_delay_ns = o->ack_delay_ns;
 	c->ack_carry_evs = o->ack_carry_evs;
+	c->pdc_idle_close_ns = o->pdc_idle_close_ns;
+	c->pdc_target_idle_ns = o->pdc_target_idle_ns;
 	c->rto_ns = o->rto_ns;
 	c->rto_min_ns = o->rto_min_ns;
 	if (o->rto_max_ns != 0)

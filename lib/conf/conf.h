@@ -180,6 +180,8 @@ struct uet_perf_opts {
 	uint32_t ack_every_bytes;
 	uint64_t ack_delay_ns;
 	bool ack_carry_evs;
+	uint64_t pdc_idle_close_ns;
+	uint64_t pdc_target_idle_ns;
 	uint64_t rto_ns;
 	uint64_t rto_min_ns;
 	uint64_t rto_max_ns;                 /* 0: the endpoint's (10 ms) */

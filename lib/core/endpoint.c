@@ -631,6 +631,16 @@ uet_ep_pdc_count(const struct uet_ep *ep)
 	return ep->cfg.max_pdcs - ep->n_pdc_free;
 }
 
+uint32_t
+uet_ep_open_initiators(const struct uet_ep *ep)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < ep->cfg.max_pdcs; i++)
+		n += ep->pdcs[i].role == ROLE_INIT;
+	return n;
+}
+
 bool
 uet_ep_idle(const struct uet_ep *ep)
 {

@@ -919,11 +919,13 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 		   "timeouts         %" PRIu64 " RTO events\n"
 		   "NACKs            %" PRIu64 " received\n"
 		   "probes           %" PRIu64 " sent\n"
+		   "PDCs             %" PRIu64 " opened, %" PRIu64 " closed, %" PRIu64 " failed\n"
 		   "freezes          %" PRIu64 " (thaws %" PRIu64
 		   ", path failures %" PRIu64 ")\n",
 		s->tx_retx_pkts, s->nack_retx, s->loss_inferred, s->probe_losses,
 		s->rto_lost_pkts, s->spurious_retx, s->spurious_losses, s->spurious_rto,
-		s->loss_undos, s->rto_events, s->rx_nack_pkts, s->tx_probe_pkts, s->lb_freezes,
+		s->loss_undos, s->rto_events, s->rx_nack_pkts, s->tx_probe_pkts, s->pdcs_opened,
+		s->pdcs_closed, s->pdcs_failed, s->lb_freezes,
 		s->lb_thaws, s->path_failures);
 	if (uet_meas_net(m, &net))
 		fprintf(f, "network          %" PRIu64 " drops, %" PRIu64 " trims, %" PRIu64

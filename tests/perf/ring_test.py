@@ -85,6 +85,22 @@ def case_pair(exe, tmp):
     assert "BW average" in out or "#bytes" in out, out
 
 
+def case_pdc_close(exe, tmp):
+    # --pdc-idle-close-ns: an initiator closes an idle PDC with a CLOSE on
+    # the wire; the next iteration's message opens a new one.
+    size = 64 << 10
+    rep, out = run(exe, endpoints(2) + ["--pattern", "pair", "--size", str(size), "--iters",
+                                        "3", "--parallel", "1", "--verify",
+                                        "--pdc-idle-close-ns", "1000"], tmp, "close")
+    end = check_common(rep, 3, 3 * size)
+    t = end["transport"]
+    assert t["tx_close_pkts"] >= 1 and t["pdcs_closed"] >= 2, t
+    assert "PDCs             " in out, out
+    rep, _ = run(exe, endpoints(2) + ["--pattern", "pair", "--size", str(size), "--iters",
+                                      "3", "--verify"], tmp, "noclose")
+    assert rep["end"]["transport"]["tx_close_pkts"] == 0
+
+
 def case_permutation(exe, tmp):
     size = 256 << 10
     rep, _ = run(exe, endpoints(4) + ["--pattern", "permutation", "--size", str(size),
@@ -388,7 +404,7 @@ CASES = {"pair": case_pair, "bad_input": case_bad_input, "telemetry": case_telem
          "allreduce": case_allreduce, "duration": case_duration,
          "two_lcores": case_two_lcores, "sweep": case_sweep,
          "collective_sweep": case_collective_sweep, "json_stream": case_json_stream,
-         "csv_exec": case_csv_exec, "fail_ev": case_fail_ev, "all_dead": case_all_dead}
+         "csv_exec": case_csv_exec, "fail_ev": case_fail_ev, "pdc_close": case_pdc_close, "all_dead": case_all_dead}
 
 
 if __name__ == "__main__":

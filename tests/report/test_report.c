@@ -126,6 +126,9 @@ scenario(uint64_t retx)
 	st.rto_events = 2;
 	st.rx_nack_pkts = 3;
 	st.tx_probe_pkts = 4;
+	st.pdcs_opened = 12;
+	st.pdcs_closed = 11;
+	st.pdcs_failed = 1;
 	st.lb_freezes = 5;
 	st.lb_thaws = 6;
 	st.path_failures = 1;
@@ -625,7 +628,7 @@ test_summary_block(void **state)
 	mem_open(&mm);
 	assert_int_equal(uet_report_summary(mm.f, m, END_NS), 0);
 	txt = mem_close(&mm);
-	assert_int_equal(count_lines(txt), 15);
+	assert_int_equal(count_lines(txt), 16);
 	assert_non_null(strstr(txt, "flows            5 local: 4 ok (262144 B), "
 				    "0 failed, 1 pending\n"));
 	assert_non_null(strstr(txt, "completion       43.500 us\n"));
@@ -643,6 +646,7 @@ test_summary_block(void **state)
 	assert_non_null(strstr(txt, "timeouts         2 RTO events\n"));
 	assert_non_null(strstr(txt, "NACKs            3 received\n"));
 	assert_non_null(strstr(txt, "probes           4 sent\n"));
+	assert_non_null(strstr(txt, "PDCs             12 opened, 11 closed, 1 failed\n"));
 	assert_non_null(strstr(txt, "freezes          5 (thaws 6, path failures 1)\n"));
 	/* Duplicates apart from other discards; the network is not seen. */
 	assert_non_null(strstr(txt, "network          drops and trims not visible here"));
