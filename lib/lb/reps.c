@@ -25,8 +25,11 @@
  *    ring is the only set of paths REPS trusts, and an empty one would
  *    send every packet to a random EV, into the failure it froze for; its
  *    entries are only marked invalid (frozen REPS recycles them anyway).
- * 7. NACKed, lost and timed-out EVs are never cached; retransmissions take
- *    their EV from the same rule as new packets.
+ * 7. EVs NACKed in the fabric, lost or timed out are never cached; a NACK
+ *    for a trim at the receiver's own port (incast) is good news about the
+ *    path, cached unless CE marked, as the UEC reference simulator does
+ *    (uet-htsim.md §2). Retransmissions take their EV from the same rule
+ *    as new packets.
  * Forced freezing (App. A): force_freeze_at_ns freezes every PDC once, at
  * its first send past that time, failure or not.
  * Variants for coalesced ACKs (§4.5.1): reuse = n makes each cached EV
@@ -159,6 +162,9 @@ reps_feedback(void *stp, const struct uet_lb_feedback *fb)
 	switch (fb->kind) {
 	case UET_LB_FB_ACK:
 	case UET_LB_FB_CARRIED: /* ACK+Carry: an unmarked EV the ACK covered */
+	case UET_LB_FB_NACK_LASTHOP: /* trimmed at the receiver's own port:
+				      * incast, the path delivered it (the
+				      * UEC reference's PATH_GOOD) */
 		/* Algorithm 1, ONACK; the freeze exit first (note 5). */
 		if (st->frozen && (int32_t)(us_of(fb->now_ns) - st->exit_us) > 0) {
 			st->frozen = 0;

@@ -383,6 +383,13 @@ test_reps_carried_evs(void **state)
 	ack(&t, 503, true); /* the marked trigger is still not cached */
 	expect_seq(&t, (const uint16_t[]){ 500, 501, 502 }, 3);
 	assert_int_equal(send(&t), rnd(&t));
+	/* A trim at the receiver's own port says the path delivered: cached
+	 * unless CE marked; a trim in the fabric is not. */
+	fb(&t, UET_LB_FB_NACK_LASTHOP, 600);
+	fb(&t, UET_LB_FB_NACK, 601);
+	fb_full(&t, UET_LB_FB_NACK_LASTHOP, 602, true, 0);
+	assert_int_equal(send(&t), 600);
+	assert_int_equal(send(&t), rnd(&t));
 	assert_no_hidden_draws(&t);
 }
 
