@@ -15,6 +15,25 @@
 #include "ctrl.h"
 
 #define MAX_MSG_BYTES (64u << 20)
+/* A wait looks at the stop flag this often: the signal may be delivered to
+ * another thread, and then poll() is never interrupted here. */
+#define STOP_CHECK_MS 100
+
+static const volatile int *stop_flag;
+static volatile int stopped;
+
+void
+ctrl_set_stop(const volatile int *stop)
+{
+	stop_flag = stop;
+	stopped = 0;
+}
+
+bool
+ctrl_interrupted(void)
+{
+	return stopped;
+}
 
 struct ctrl {
 	uint32_t rank, nranks;
@@ -39,17 +58,26 @@ left_ms(uint64_t deadline)
 	return now >= deadline ? 0 : (int)(deadline - now);
 }
 
-/* Wait until fd is readable (or writable); 1, 0 on timeout, -1 on error. */
+/* Wait until fd is readable (or writable); 1, 0 on timeout, -1 on error
+ * or when the stop flag is raised (SIGINT/SIGTERM: ctrl_interrupted()). */
 static int
 wait_fd(int fd, short ev, uint64_t deadline)
 {
 	struct pollfd p = { .fd = fd, .events = ev };
-	int rc;
+	int rc, left;
 
-	do {
-		rc = poll(&p, 1, left_ms(deadline));
-	} while (rc < 0 && errno == EINTR);
-	return rc;
+	for (;;) {
+		if (stop_flag != NULL && *stop_flag) {
+			stopped = 1;
+			return -1;
+		}
+		left = left_ms(deadline);
+		rc = poll(&p, 1, left < STOP_CHECK_MS ? left : STOP_CHECK_MS);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc != 0 || left <= STOP_CHECK_MS)
+			return rc;
+	}
 }
 
 static int
@@ -314,13 +342,16 @@ ctrl_allgather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, siz
 
 	if (c->rank != 0) {
 		if (send_msg(c->fds[0], mine, deadline) != 0) {
-			snprintf(err, errlen, "control channel: lost rank 0");
+			snprintf(err, errlen, "control channel: %s",
+				 stopped ? "interrupted (SIGINT/SIGTERM)" : "lost rank 0");
 			return NULL;
 		}
 		all = recv_msg(c->fds[0], deadline);
 		if (all == NULL || !json_is_array(all) || json_array_size(all) != c->nranks) {
 			json_decref(all);
-			snprintf(err, errlen, "control channel: no answer from rank 0 in time");
+			snprintf(err, errlen, "control channel: %s",
+				 stopped ? "interrupted (SIGINT/SIGTERM) waiting for rank 0"
+					 : "no answer from rank 0 in time");
 			return NULL;
 		}
 		return all;
@@ -333,7 +364,12 @@ ctrl_allgather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, siz
 		json_t *j = recv_msg(c->fds[r], deadline);
 
 		if (j == NULL) {
-			snprintf(err, errlen, "control channel: rank %u did not report in time", r);
+			if (stopped)
+				snprintf(err, errlen, "control channel: interrupted (SIGINT/SIGTERM) "
+					 "waiting for rank %u", r);
+			else
+				snprintf(err, errlen, "control channel: rank %u did not report in "
+					 "time", r);
 			json_decref(all);
 			return NULL;
 		}

@@ -14,6 +14,7 @@
  * error, never a hang.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -30,6 +31,10 @@ struct ctrl;
 int ctrl_open(uint32_t rank, uint32_t nranks, const char *coord_ip, uint16_t port,
 	      uint32_t timeout_ms, struct ctrl **out, char *err, size_t errlen);
 void ctrl_close(struct ctrl *c);
+/* Every wait of the channel gives up within 0.1 s once *stop is non-zero
+ * (set by a signal handler); ctrl_interrupted() then says so. */
+void ctrl_set_stop(const volatile int *stop);
+bool ctrl_interrupted(void);
 uint32_t ctrl_rank(const struct ctrl *c);
 uint32_t ctrl_nranks(const struct ctrl *c);
 

@@ -616,6 +616,7 @@ main(int argc, char **argv)
 	set_verbosity(a.o.verbose);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	ctrl_set_stop(&stop_flag);
 	if (uet_dpdk_telemetry_init(plan->ep.ev_base, plan->ep.ev_count) != 0)
 		fprintf(stderr, "uet-perf: telemetry disabled: out of memory\n");
 	/* Ports start before the control channel opens, except on a pairwise

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -141,6 +143,63 @@ test_clients_get_ranks(void **state)
 	}
 }
 
+/* A raised stop flag (a SIGTERM in another thread) ends a wait that would
+ * last a minute within a fraction of a second, and says why. */
+static volatile int stop_now;
+
+static void *
+raise_stop(void *arg)
+{
+	(void)arg;
+	usleep(200000);
+	stop_now = 1;
+	return NULL;
+}
+
+static void
+test_stop_interrupts_wait(void **state)
+{
+	char err[256];
+	struct ctrl *c;
+	struct timespec t0, t1;
+	pthread_t th;
+	pid_t kid;
+	json_t *mine;
+	int st;
+
+	(void)state;
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		/* A rank that joins and then freezes: never all-gathers. */
+		if (ctrl_open(1, 2, "127.0.0.1", PORT + 4, 5000, &c, err, sizeof(err)) != 0)
+			_exit(10);
+		sleep(3);
+		ctrl_close(c);
+		_exit(0);
+	}
+	assert_int_equal(ctrl_open(0, 2, NULL, PORT + 4, 5000, &c, err, sizeof(err)), 0);
+	stop_now = 0;
+	ctrl_set_stop(&stop_now);
+	assert_false(ctrl_interrupted());
+	assert_int_equal(pthread_create(&th, NULL, raise_stop, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	mine = json_pack("{s:i}", "r", 0);
+	assert_null(ctrl_allgather(c, mine, 60000, err, sizeof(err)));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	json_decref(mine);
+	pthread_join(th, NULL);
+	assert_true(ctrl_interrupted());
+	assert_non_null(strstr(err, "interrupted (SIGINT/SIGTERM) waiting for rank 1"));
+	/* 0.2 s until the flag, at most 0.1 s more to see it. */
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1000);
+	ctrl_set_stop(NULL);
+	ctrl_close(c);
+	assert_int_equal(waitpid(kid, &st, 0), kid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int
 main(void)
 {
@@ -148,6 +207,7 @@ main(void)
 		cmocka_unit_test(test_allgather_three_ranks),
 		cmocka_unit_test(test_missing_rank_times_out),
 		cmocka_unit_test(test_clients_get_ranks),
+		cmocka_unit_test(test_stop_interrupts_wait),
 	};
 
 	return cmocka_run_group_tests_name("ctrl", tests, NULL, NULL);
