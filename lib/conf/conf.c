@@ -187,6 +187,10 @@ static const struct opt opt_table[] = {
 	{ .lname = "max-bytes", .sname = 'e', .sec = "workload", .key = "max_bytes",
 	  BYTES(max_bytes, 65536, 0, UINT32_MAX), .flags = F_SYM, .meta = "BYTES",
 	  .defdoc = "--size", .help = "size sweep: largest message (nccl-tests -e)" },
+	{ .lname = "all-sizes", .sname = 'a', .sec = "workload", .key = "all_sizes",
+	  .type = T_BOOL, FLD(all_sizes),
+	  .help = "size sweep over every power of two from 2 B to 8 MiB (perftest -a); "
+		  "--min-bytes and --max-bytes narrow it" },
 	{ .lname = "step-factor", .sname = 'f', .sec = "workload", .key = "step_factor",
 	  UINT(step_factor, 2, 2, 1024), .flags = F_SYM, .meta = "N",
 	  .help = "size sweep: multiply the size by N each step" },
@@ -1422,9 +1426,9 @@ finalize(struct uet_perf_opts *o, char *err, size_t n)
 	/* Size sweep: an unset end is --size (nccl-tests: -b and -e default
 	 * to one size). */
 	if (!is_set(o, "min-bytes"))
-		o->min_bytes = o->size_bytes;
+		o->min_bytes = o->all_sizes ? 2 : o->size_bytes;
 	if (!is_set(o, "max-bytes"))
-		o->max_bytes = o->size_bytes;
+		o->max_bytes = o->all_sizes ? 8u << 20 : o->size_bytes;
 	if (o->min_bytes > o->max_bytes) {
 		i = is_set(o, "min-bytes") ? row("min-bytes") : row("max-bytes");
 		return fail(err, n, "%s: the sweep goes from %llu down to %llu bytes; "
@@ -1872,6 +1876,15 @@ opts_cb(void *vctx, const char *sec, const char *key, const char *val, uint32_t 
 		if (for_app(&opt_table[i]) && opt_table[i].sec != NULL &&
 		    strcmp(opt_table[i].sec, sec) == 0 && key_matches(&opt_table[i], key))
 			return apply(c->o, i, val, UET_CONF_SRC_INI, line, c->dir, err, n);
+	/* One file can serve both tools: a key only the other tool has
+	 * (uet-sim's fabric, uet-perf's mode, hosts and schedule) is left to
+	 * it. A key neither knows is still an error. */
+	if (strcmp(sec, "hosts") == 0)
+		return 0;
+	for (i = 0; i < N_OPTS; i++)
+		if (opt_table[i].sec != NULL && strcmp(opt_table[i].sec, sec) == 0 &&
+		    key_matches(&opt_table[i], key))
+			return 0;
 	return unknown_key(sec, key, err, n);
 }
 
@@ -1978,6 +1991,30 @@ unknown_long(const char *arg, char *err, size_t n)
 		    hits > 1 ? "ambiguous abbreviation" : "unknown option");
 }
 
+/* What an iperf3 or perftest habit means here, for an option that failed. */
+static const char *
+habit_hint(int c, bool missing_value)
+{
+	switch (c) {
+	case 't':
+		return " (iperf3's -t is -D/--duration here)";
+	case 'P':
+		return " (iperf3's -P is -q/--streams here)";
+	case 'l':
+		return " (iperf3's -l is -s/--size here)";
+	case 'u':
+	case 'R':
+		return " (iperf3's option has no meaning here: UET is its own transport, "
+		       "one direction per flow)";
+	case 's':
+		return missing_value ? " (-s is the message size, as in perftest; iperf3's -s "
+				       "is -S/--server)"
+				     : "";
+	default:
+		return "";
+	}
+}
+
 static int
 cli_apply(struct uet_perf_opts *o, int argc, char **argv, char *err, size_t n)
 {
@@ -1994,16 +2031,17 @@ cli_apply(struct uet_perf_opts *o, int argc, char **argv, char *err, size_t n)
 				return fail(err, n, "option '--%s': takes no value",
 					    opt_table[optopt - LONG_VAL].lname);
 			if (optopt != 0)
-				return fail(err, n, "option '-%c': unknown option",
-					    isprint(optopt) ? optopt : '?');
+				return fail(err, n, "option '-%c': unknown option%s",
+					    isprint(optopt) ? optopt : '?', habit_hint(optopt, false));
 			return unknown_long(argv[optind - 1], err, n);
 		}
 		if (c == ':') {
 			i = optopt >= LONG_VAL ? optopt - LONG_VAL : short_row(optopt);
 			if (i < 0)
 				return fail(err, n, "option '-%c': missing value", optopt);
-			return fail(err, n, "option '--%s': missing value (%s)",
-				    opt_table[i].lname, opt_table[i].meta);
+			return fail(err, n, "option '--%s': missing value (%s)%s",
+				    opt_table[i].lname, opt_table[i].meta,
+				    optopt < LONG_VAL ? habit_hint(optopt, true) : "");
 		}
 		i = c >= LONG_VAL ? c - LONG_VAL : short_row(c);
 		if (i < 0)

@@ -159,6 +159,7 @@ struct uet_perf_opts {
 	uint64_t min_bytes;                  /* sweep; unset = size_bytes */
 	uint64_t max_bytes;
 	uint32_t step_factor;
+	bool all_sizes;                      /* -a: 2 B .. 8 MiB */
 	uint64_t iters;
 	double duration_s;                   /* 0: run iters */
 	double stall_timeout_s;              /* 0: no stall detection */

@@ -547,6 +547,25 @@ test_cli_errors(void **state)
 		  "flowlet, plb, strack, mprdma, mptcp, ar)", "--lb", "rr", NULL);
 	cli_fails("option '--cc': unknown congestion controller 'reno'", "--cc", "reno", NULL);
 	cli_fails("option '--lb': 'ar' is adaptive routing in the switches", "--lb", "ar", NULL);
+	/* iperf3 habits get a hint. */
+	cli_fails("option '-t': unknown option (iperf3's -t is -D/--duration here)", "-t", "10",
+		  NULL);
+	cli_fails("option '-P': unknown option (iperf3's -P is -q/--streams here)", "-P", "4",
+		  NULL);
+	cli_fails("option '--size': missing value (BYTES) (-s is the message size, as in "
+		  "perftest; iperf3's -s is -S/--server)", "-s", NULL);
+	{
+		struct uet_perf_opts *a = new_opts();
+
+		/* perftest's -a: every power of two from 2 B to 8 MiB; -e narrows. */
+		assert_int_equal(parse(a, "-a", NULL), 0);
+		assert_int_equal(a->min_bytes, 2);
+		assert_int_equal(a->max_bytes, 8 << 20);
+		assert_int_equal(parse(a, "-a", "-e", "64K", NULL), 0);
+		assert_int_equal(a->min_bytes, 2);
+		assert_int_equal(a->max_bytes, 65536);
+		free(a);
+	}
 	cli_fails("option '--pattern': unknown pattern 'ring'", "--pattern", "ring", NULL);
 	cli_fails("option '--client': 'a b' is not a host name", "-c", "a b", NULL);
 	cli_fails("option '--json': 'a\?b' contains a control character", "-J", "a\nb", NULL);
@@ -1600,12 +1619,15 @@ test_sim_app(void **state)
 	cli_fails("option '--tiers': 4 is out of range 2..3", "--tiers", "4", NULL);
 	cli_fails("option '--failure': unknown kind 'link-melt'", "--failure", "link-melt:1:tor0.up0",
 		  NULL);
-	ini_fails("[mode]\nserver = yes\n", "2: key 'mode.server': unknown section [mode] "
+	ini_fails("[mode]\nserve = yes\n", "2: key 'mode.serve': unknown section [mode] "
 		  "(sections: workload, transport, lb, cc, output, topology, failures)");
 	ini_fails("[topology]\nnode = 4\n", "2: key 'topology.node': unknown key");
-	/* uet-perf's own keys in a shared section are unknown, not suggested. */
-	ini_fails("[workload]\nstall_timeout_s = 3\n", "2: key 'workload.stall_timeout_s': "
-		  "unknown key");
+	/* One file for both tools: uet-perf's own keys are left to it. */
+	write_str("[mode]\nserver = yes\n[workload]\nstall_timeout_s = 3\nsize_bytes = 8K\n"
+		  "[hosts]\n0 = ip=10.0.0.1\n[schedule]\nexec_at = 1:true\n");
+	assert_int_equal(uet_perf_opts_load_ini(o, tmp_path, err, sizeof(err)), 0);
+	assert_int_equal(o->size_bytes, 8192);
+	unlink(tmp_path);
 	free(o);
 	u = tmpfile();
 	assert_non_null(u);
@@ -1620,7 +1642,15 @@ test_sim_app(void **state)
 	uet_conf_set_app(UET_CONF_APP_PERF);
 	/* and uet-perf knows none of uet-sim's */
 	cli_fails("option '--nodes': unknown option", "--nodes", "4", NULL);
-	ini_fails("[topology]\nnodes = 4\n", "2: key 'topology.nodes': unknown section");
+	ini_fails("[topology]\nnode = 4\n", "2: key 'topology.node': unknown section");
+	/* and leaves uet-sim's to it */
+	o = new_opts();
+	write_str("[topology]\nnodes = 4\ntiers = 3\n[failures]\nfailure = link-down:1:tor0.up0\n"
+		  "[output]\nport_series = tor-up\n[workload]\nsize_bytes = 16K\n");
+	assert_int_equal(uet_perf_opts_load_ini(o, tmp_path, err, sizeof(err)), 0);
+	assert_int_equal(o->size_bytes, 16384);
+	unlink(tmp_path);
+	free(o);
 }
 
 /* The failure vocabulary is lib/sim's (tests/sim/test_failure.c); the
