@@ -12,11 +12,13 @@
  * failed, 2 for bad input.
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "conf/conf.h"
 #include "report/output.h"
@@ -38,6 +40,36 @@ wall_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* One progress line a second on a terminal: simulated time, its pace,
+ * flows done, bytes delivered. */
+#define PROGRESS_EVERY_NS 1000000000ULL
+static uint64_t progress_last_ns, progress_start_ns;
+static bool progress_shown;
+
+static void
+show_progress(void *ctx, const struct uet_simrun_progress *p)
+{
+	uint64_t now = wall_ns(), done = 0;
+	uint32_t i;
+
+	(void)ctx;
+	if (now - progress_last_ns < PROGRESS_EVERY_NS)
+		return;
+	progress_last_ns = now;
+	for (i = 0; i < p->flows; i++) {
+		struct uet_meas_flow_rec r;
+
+		(void)uet_meas_flow_get(p->meas, i, &r);
+		done += r.status == UET_MEAS_OK;
+	}
+	fprintf(stderr, "\r\033[Kuet-sim: %.1f us simulated, %.2f M events/s, %llu of %u flows "
+		"done, %.1f MB delivered", (double)p->sim_ns / 1e3,
+		(double)p->events / ((double)(now - progress_start_ns) / 1e9) / 1e6,
+		(unsigned long long)done, p->flows, (double)p->rx_bytes / 1e6);
+	fflush(stderr);
+	progress_shown = true;
 }
 
 /* Simulated time, wall time, events per second, memory: not in the JSON
@@ -118,12 +150,19 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* Progress on a terminal only: a pipe or a file gets the report alone. */
+	if (isatty(STDERR_FILENO))
+		uet_simrun_set_progress(show_progress, NULL);
 	for (size = o.min_bytes; size <= o.max_bytes && !stop_flag;
 	     size *= (o.step_factor > 1 ? o.step_factor : 2)) {
 		struct uet_simrun_result res;
 		uint64_t t0 = wall_ns();
 
+		progress_last_ns = progress_start_ns = wall_ns();
+		progress_shown = false;
 		rc = uet_simrun(&o, size, out, &stop_flag, &res);
+		if (progress_shown)
+			fputs("\r\033[K", stderr); /* the line goes before the report */
 		if (rc == UET_SIMRUN_EBAD) {
 			fprintf(stderr, "uet-sim: %s\n", res.error);
 			exit_code = UET_CONF_EXIT_USAGE;

@@ -361,6 +361,32 @@ apply_failures(struct run *r, char *err, size_t n)
 
 /* --- measurement --- */
 
+static uet_simrun_progress_fn progress_fn;
+static void *progress_ctx;
+
+void
+uet_simrun_set_progress(uet_simrun_progress_fn fn, void *ctx)
+{
+	progress_fn = fn;
+	progress_ctx = ctx;
+}
+
+static void
+report_progress(struct run *r)
+{
+	struct uet_simrun_progress pr;
+
+	if (progress_fn == NULL)
+		return;
+	memset(&pr, 0, sizeof(pr));
+	pr.sim_ns = sim_now_ns(r->s);
+	pr.events = sim_events_run(r->s);
+	pr.rx_bytes = uet_drv_stats(r->drv)->rx_bytes;
+	pr.flows = r->wl->nflows;
+	pr.meas = r->meas;
+	progress_fn(progress_ctx, &pr);
+}
+
 static void
 sample(struct run *r)
 {
@@ -866,6 +892,7 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 			}
 		}
 		sample(&r);
+		report_progress(&r);
 		if (stop != NULL && *stop) {
 			res->interrupted = true;
 			r.end_ns = sim_now_ns(r.s);

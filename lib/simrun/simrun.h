@@ -56,6 +56,21 @@ int uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_ou
 	       const volatile int *stop, struct uet_simrun_result *result);
 void uet_simrun_result_free(struct uet_simrun_result *r);
 
+/* Progress, for a terminal: fn hears the run after every bin of simulated
+ * time (it decides when to show it; this module reads no clock). NULL
+ * turns it off; one setting for the process. */
+struct uet_simrun_progress {
+	uint64_t sim_ns;      /* simulated time so far */
+	uint64_t events;      /* events run so far */
+	uint64_t rx_bytes;    /* payload delivered so far */
+	uint32_t flows;       /* flows of the workload */
+	const struct uet_meas *meas; /* the flows' state (uet_meas_flow_get):
+				      * costs a pass over them, so only when
+				      * shown */
+};
+typedef void (*uet_simrun_progress_fn)(void *ctx, const struct uet_simrun_progress *p);
+void uet_simrun_set_progress(uet_simrun_progress_fn fn, void *ctx);
+
 /* The run's configuration as the report's start.test_start shows it
  * (fabric shape and queues, transport, failures) without running: a new
  * object, or NULL with the reason (UET_SIMRUN_EBAD-worthy) in err. */

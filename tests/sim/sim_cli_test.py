@@ -218,7 +218,36 @@ def case_paper_figures(exe, tmp):
     assert r.returncode != 0 and "unknown figure '9'" in r.stderr, r.stderr
 
 
+def case_progress(exe, tmp):
+    # A progress line a second on a terminal; none into a pipe.
+    import pty
+    import select
+    # Long enough (several seconds here) for a line to come due.
+    args = [exe, "--nodes", "128", "--pattern", "permutation", "--size", "64M", "--iters", "1"]
+    p = run(exe, args[1:])
+    assert "flows done" not in p.stderr, p.stderr
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        r, _, _ = select.select([master], [], [], 120)
+        if not r:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.wait(timeout=120) == 0
+    assert b"us simulated" in seen and b"of 128 flows done" in seen, seen[-500:]
+
+
 CASES = {"determinism": case_determinism, "port_series": case_port_series,
+         "progress": case_progress,
          "paper_figures": case_paper_figures,
          "mixed_ecmp": case_mixed_ecmp, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down,
