@@ -461,9 +461,17 @@ run_sizes(struct app *a, struct perf_ctx *ctx)
 		report_m = res.meas;
 		end_ns = res.end_ns;
 		if (a->nprocs > 1 && res.meas != NULL) {
-			report_m = gather(a, &res, &end_ns, err, sizeof(err));
-			if (report_m == NULL) {
-				fprintf(stderr, "uet-perf: %s\n", err);
+			/* Peers that are gone cannot send their part: report what
+			 * this process measured, and say so. */
+			if (!res.peers_lost)
+				report_m = gather(a, &res, &end_ns, err, sizeof(err));
+			else
+				snprintf(err, sizeof(err), "the other processes did not finish");
+			if (report_m == NULL || res.peers_lost) {
+				fprintf(stderr, "uet-perf: %s: the report below is this process's "
+					"alone\n", err);
+				report_m = res.meas;
+				end_ns = res.end_ns;
 				exit_code = 1;
 			}
 		}

@@ -1044,6 +1044,7 @@ perf_run_one(struct perf_ctx *c, const struct uet_wl_spec *spec, struct perf_res
 	struct watch wt;
 	uint32_t k;
 	int rc = -1;
+	bool finish_failed = false;
 
 	memset(res, 0, sizeof(*res));
 	if (prepare_run(c, spec, res->error, sizeof(res->error)) != 0)
@@ -1097,9 +1098,10 @@ perf_run_one(struct perf_ctx *c, const struct uet_wl_spec *spec, struct perf_res
 	if (p->interval_ns && p->hooks.interval != NULL && wt.iv_start_ns > 0 &&
 	    rel(c, w0->now) >= wt.iv_start_ns + p->interval_ns / 10)
 		emit_interval(c, &wt, rel(c, w0->now));
-	/* Peers may still need our ACKs until they are done too. */
-	if (sync_polling(c, p->hooks.finish, res->error, sizeof(res->error)) != 0)
-		goto stop;
+	/* Peers may still need our ACKs until they are done too. A peer that
+	 * is gone by now does not take this process's report with it: the
+	 * run is measured, only not confirmed. */
+	finish_failed = sync_polling(c, p->hooks.finish, res->error, sizeof(res->error)) != 0;
 	rc = 0;
 stop:
 	__atomic_store_n(&c->phase, PH_STOP, __ATOMIC_RELEASE);
@@ -1118,6 +1120,10 @@ stop:
 			rc = -1;
 		}
 		res->complete = !p->repeat && !res->interrupted && !res->stalled;
+		if (finish_failed && res->meas != NULL) {
+			res->peers_lost = true;
+			rc = -1;
+		}
 	}
 out:
 	/* The workload goes to the caller; run_reset frees the rest. */

@@ -97,6 +97,8 @@ struct perf_result {
 	bool complete;               /* every local flow finished (iterations) */
 	bool interrupted;
 	bool stalled;
+	bool peers_lost;             /* the end-of-run barrier failed: meas is
+				      * still this process's measurement */
 	char error[256];
 };
 

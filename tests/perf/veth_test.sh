@@ -5,7 +5,8 @@
 # veths, ARP between the DPDK endpoints):
 #   1. a --server and a --client on a veth pair;
 #   2. one --server with --clients 2 on a Linux bridge (incast 2:1);
-#   3. a --hosts run of three processes, ranks from OMPI_COMM_WORLD_RANK.
+#   3. a --hosts run of three processes, ranks from OMPI_COMM_WORLD_RANK;
+#   4. the server killed mid-run: the client still reports, exit 1.
 # Checks every exit code and the JSON reports. Needs root (skipped, exit
 # 77, otherwise); removes everything it created, also on error or Ctrl-C.
 set -euo pipefail
@@ -80,6 +81,43 @@ assert end["fct"]["count"] == 4
 print("ok: 4 x 1 MiB client -> server over af_packet/veth, goodput %.2f Gb/s"
       % (end["goodput_bps"] / 1e9))
 EOF
+# Peer death: the server is killed in the middle of a 3 s streaming run. The
+# client must still end (its duration, then the end-of-run barrier finds
+# rank 0 gone), print its tables, write its JSON with the reason, exit 1.
+APP=(--pattern pair --size 64K --duration 3 --base-rtt-ns 200000)
+ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
+	--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
+	--server --endpoint port=0,ip=10.77.0.1 "${APP[@]}" >"$TMP/dserver.txt" 2>&1 &
+SRV_PID=$!
+t0=$(date +%s)
+ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
+	--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
+	--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 "${APP[@]}" \
+	--json "$TMP/dclient.json" >"$TMP/dclient.txt" 2>&1 &
+CLI_PID=$!
+sleep 1.5
+pkill -9 -f -- "--file-prefix ${TAG}a" || true
+wait "$SRV_PID" 2>/dev/null || true
+SRV_PID=""
+rc=0
+wait "$CLI_PID" || rc=$?
+took=$(($(date +%s) - t0))
+if [ "$rc" -ne 1 ] || [ "$took" -gt 20 ]; then
+	echo "FAIL: peer death: client exit $rc (want 1) after $took s"
+	cat "$TMP/dclient.txt"
+	exit 1
+fi
+grep -q "the report below is this process's alone" "$TMP/dclient.txt" ||
+	{ echo "FAIL: peer death: no word on the lost peer"; cat "$TMP/dclient.txt"; exit 1; }
+python3 - "$TMP/dclient.json" <<'EOF2'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert "control channel" in r["error"], r.get("error")
+end = r["end"]
+assert end["bytes_tx"] > 0 and end["flows"], end
+print("ok: the server killed mid-run: the client reported what it measured and exited 1")
+EOF2
+
 # Three hosts on a Linux bridge (namespace S): the kernel's TCP carries the
 # control channel, DPDK's af_packet ports the data, on the same veths.
 NSS="${TAG}s"
@@ -187,4 +225,4 @@ for r in reps:
 assert reps[0]["end"]["flows"] == reps[1]["end"]["flows"] == reps[2]["end"]["flows"]
 print("ok: 3-process permutation from a hosts list, ranks from OMPI_COMM_WORLD_RANK")
 EOF
-echo "3 passed, 0 failed"
+echo "4 passed, 0 failed"
