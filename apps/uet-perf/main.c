@@ -504,6 +504,25 @@ run_sizes(struct app *a, struct perf_ctx *ctx)
 	return exit_code;
 }
 
+/* path with every "%r" replaced by rank. */
+static void
+expand_rank(const char *path, uint32_t rank, char *out, size_t n)
+{
+	size_t k = 0;
+
+	for (; *path != '\0' && k + 1 < n; path++) {
+		if (path[0] == '%' && path[1] == 'r') {
+			k += (size_t)snprintf(out + k, n - k, "%u", rank);
+			if (k >= n)
+				k = n - 1;
+			path++;
+			continue;
+		}
+		out[k++] = *path;
+	}
+	out[k] = '\0';
+}
+
 static int
 app_args(int argc, char **argv, int *dd, struct app *a, char *err, size_t errlen)
 {
@@ -539,6 +558,7 @@ main(int argc, char **argv)
 	int dd, rc, exit_code = 1;
 	uint32_t k, my_rank = 0;
 	json_t *ts = NULL;
+	char json_path[UET_PERF_PATH_MAX], csv_prefix[UET_PERF_PATH_MAX];
 
 	rc = app_args(argc, argv, &dd, &a, err, sizeof(err));
 	if (rc == UET_CONF_HELP) {
@@ -553,6 +573,16 @@ main(int argc, char **argv)
 		return bad(err);
 	if (uet_perf_opts_resolve_rank(&a.o, getenv, err, sizeof(err)) != 0)
 		return bad(err);
+	{
+		/* Output paths before anything runs (a %r checked as rank 0). */
+		char jp[UET_PERF_PATH_MAX], cp[UET_PERF_PATH_MAX];
+
+		expand_rank(a.o.json, 0, jp, sizeof(jp));
+		expand_rank(a.o.csv, 0, cp, sizeof(cp));
+		if (uet_out_check_paths(jp[0] ? jp : NULL, cp[0] ? cp : NULL, err,
+					sizeof(err)) != 0)
+			return bad(err);
+	}
 	if (a.o.mode == UET_PERF_MODE_HOSTS &&
 	    (uet_perf_hosts_load(&a.hosts, a.o.hosts, err, sizeof(err)) != 0 ||
 	     uet_perf_opts_check_hosts(&a.o, &a.hosts, err, sizeof(err)) != 0))
@@ -689,9 +719,23 @@ main(int argc, char **argv)
 	memset(&oc, 0, sizeof(oc));
 	oc.version = version;
 	oc.test_start = ts;
-	oc.json_path = a.o.json[0] ? a.o.json : NULL;
-	oc.json_stream = a.o.json_stream;
-	oc.csv_prefix = a.o.csv[0] ? a.o.csv : NULL;
+	/* In a multi-process hosts run every process has the whole run: rank
+	 * 0 alone writes the JSON and CSV (one file on a shared filesystem,
+	 * one JSON document on a launcher's merged stdout), other ranks only
+	 * to paths with %r, which becomes the rank. */
+	expand_rank(a.o.json, a.proc, json_path, sizeof(json_path));
+	expand_rank(a.o.csv, a.proc, csv_prefix, sizeof(csv_prefix));
+	if (a.o.mode == UET_PERF_MODE_HOSTS && a.nprocs > 1 && a.proc != 0) {
+		if (strstr(a.o.json, "%r") == NULL)
+			json_path[0] = '\0';
+		if (strstr(a.o.csv, "%r") == NULL)
+			csv_prefix[0] = '\0';
+	}
+	oc.json_path = json_path[0] ? json_path : NULL;
+	oc.json_stream = a.o.json_stream &&
+			 !(a.o.mode == UET_PERF_MODE_HOSTS && a.nprocs > 1 && a.proc != 0 &&
+			   json_path[0] == '\0');
+	oc.csv_prefix = csv_prefix[0] ? csv_prefix : NULL;
 	/* A hosts run prints its tables once, at rank 0's process. */
 	oc.tables = a.o.mode != UET_PERF_MODE_HOSTS || a.proc == 0;
 	oc.sweep = a.o.min_bytes != a.o.max_bytes;

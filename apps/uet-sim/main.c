@@ -111,6 +111,10 @@ main(int argc, char **argv)
 		printf("uet-sim %s\n", uet_perf_version());
 		return 0;
 	}
+	if (rc == UET_CONF_OK &&
+	    uet_out_check_paths(o.json[0] ? o.json : NULL, o.csv[0] ? o.csv : NULL, err,
+				sizeof(err)) != 0)
+		rc = UET_CONF_EBAD;
 	if (rc != UET_CONF_OK) {
 		fprintf(stderr, "uet-sim: %s\n", err);
 		return UET_CONF_EXIT_USAGE;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "report/output.h"
 
@@ -30,6 +31,47 @@ static bool
 json_to_stdout(const struct uet_out *o)
 {
 	return o->cfg.json_path != NULL && strcmp(o->cfg.json_path, "-") == 0;
+}
+
+static int
+check_path(const char *opt, const char *path, char *err, size_t errlen)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if (access(path, F_OK) == 0) {
+		if (access(path, W_OK) != 0)
+			goto bad;
+		return 0;
+	}
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK | X_OK) == 0)
+		return 0;
+bad:
+	snprintf(err, errlen, "option '%s': cannot write %.300s: %s (checked before the run)",
+		 opt, path, strerror(errno));
+	return -1;
+}
+
+int
+uet_out_check_paths(const char *json_path, const char *csv_prefix, char *err, size_t errlen)
+{
+	char p[4096];
+
+	if (json_path != NULL && json_path[0] != '\0' && strcmp(json_path, "-") != 0 &&
+	    check_path("--json", json_path, err, errlen) != 0)
+		return -1;
+	if (csv_prefix != NULL && csv_prefix[0] != '\0') {
+		snprintf(p, sizeof(p), "%s-timeline.csv", csv_prefix);
+		if (check_path("--csv", p, err, errlen) != 0)
+			return -1;
+	}
+	return 0;
 }
 
 int

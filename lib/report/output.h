@@ -37,6 +37,13 @@ struct uet_out_cfg {
 struct uet_out;
 
 /* 0 or -1 with a reason in err (a file that cannot be written). */
+/* Before a run: can the JSON file (NULL or "-": stdout) and the CSV files
+ * of prefix (NULL: none) be written? Their directory must exist and be
+ * writable (and an existing file writable); nothing is created. 0, or -1
+ * with err naming the option and the path. */
+int uet_out_check_paths(const char *json_path, const char *csv_prefix, char *err,
+			size_t errlen);
+
 int uet_out_open(const struct uet_out_cfg *cfg, struct uet_out **out, char *err,
 		  size_t errlen);
 /* t = 0 of a run (m: this process's measurement, for the stream's start). */

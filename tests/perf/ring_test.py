@@ -165,6 +165,9 @@ def case_bad_input(exe, tmp):
               "option '--duration'", tmp)
     bad_input(exe, endpoints(2) + ["--endpoint", "ip=10.0.0.9,gw=10.0.0.1"],
               "option '--endpoint': field 'gw' needs", tmp)
+    # Output that could not be written is found before the run, not after.
+    bad_input(exe, endpoints(2) + ["--json", "/nonexistent-dir/r.json"],
+              "option '--json': cannot write /nonexistent-dir/r.json", tmp)
 
 
 def long_run(exe, tmp, prefix, extra):

@@ -186,7 +186,7 @@ EOF
 
 # A hosts-list run: three processes, ranks from the launcher's environment
 # (as mpirun sets them), rank 0 coordinating; every process reports the
-# whole run.
+# whole run, into its own file with --json PATH-%r.
 cat >"$TMP/hosts.ini" <<EOF
 [hosts]
 0 = control=192.168.78.1, ip=10.78.0.1, port=0
@@ -197,8 +197,8 @@ APP=(--hosts "$TMP/hosts.ini" --pattern permutation --seed 4 --size 256K --iters
 	--base-rtt-ns 500000)
 pids=()
 for i in 1 2 3; do
-	OMPI_COMM_WORLD_RANK=$((i - 1)) perf_at "$i" "${APP[@]}" --json "$TMP/r$i.json" \
-		>"$TMP/r$i.txt" 2>&1 &
+	OMPI_COMM_WORLD_RANK=$((i - 1)) perf_at "$i" "${APP[@]}" --json "$TMP/r%r.json" \
+		--csv "$TMP/one" >"$TMP/r$i.txt" 2>&1 &
 	pids+=($!)
 done
 fail=0
@@ -209,7 +209,9 @@ if [ "$fail" -ne 0 ]; then
 	cat "$TMP"/r?.txt
 	exit 1
 fi
-python3 - "$TMP"/r1.json "$TMP"/r2.json "$TMP"/r3.json <<'EOF'
+# %r names each rank's own report; a path without it is rank 0's alone.
+[ "$(ls "$TMP"/one-*.csv | wc -l)" -eq 2 ] || { echo "FAIL: CSV files: $(ls "$TMP")"; exit 1; }
+python3 - "$TMP"/r0.json "$TMP"/r1.json "$TMP"/r2.json <<'EOF'
 import json, sys
 reps = [json.load(open(p)) for p in sys.argv[1:]]
 for r in reps:

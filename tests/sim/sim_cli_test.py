@@ -52,6 +52,8 @@ def case_bad_input(exe, tmp):
         (["--server"], "option '--server': unknown option"),
         (["--pattern", "ring-allreduce", "--duration", "0.001"], "option '--duration'"),
         (["--port-series", "tor0.up0:left"], "option '--port-series': 'left': the direction"),
+        (["-J", "/nonexistent-dir/x.json"], "option '--json': cannot write /nonexistent-dir/x.json"),
+        (["--csv", "/nonexistent-dir/p"], "option '--csv': cannot write /nonexistent-dir/p-timeline"),
         (["--port-series", "tor0"], "option '--port-series': 'tor0' is not a class"),
         (["--port-series", "tor99.up0"], "option '--port-series': 'tor99.up0': switch 99"),
     ]
