@@ -280,10 +280,16 @@ uet_dpdk_host_create(const struct uet_dpdk_host_cfg *c, struct uet_dpdk_host **o
 	ec.local_ip = c->ip;
 	rc = uet_ep_create(&ec, &h->ep);
 	if (rc != 0) {
-		const char *why = "invalid";
+		const char *why = NULL;
 
 		(void)uet_ep_config_check(&ec, &why);
-		snprintf(err, errlen, "endpoint configuration rejected: %s", why);
+		if (rc == UET_ERR_NOMEM || why == NULL)
+			snprintf(err, errlen, "out of memory for the endpoint: %zu bytes for %u PDCs "
+				 "of a %u-PSN window and %u messages (--window-psns and the "
+				 "workload's streams size it)", uet_ep_mem_bytes(&ec), ec.max_pdcs,
+				 ec.window_psns, ec.max_tx_msgs + ec.max_rx_msgs);
+		else
+			snprintf(err, errlen, "endpoint configuration rejected: %s", why);
 		uet_hmap_fini(&h->neigh_map);
 		free(h->neigh);
 		free(h);

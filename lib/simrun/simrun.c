@@ -295,10 +295,17 @@ attach_hosts(struct run *r, const struct uet_ep_config *tmpl, uint64_t *mem, cha
 		*mem += uet_ep_mem_bytes(&c);
 		rc = sim_host_attach(r->s, h, &c);
 		if (rc != 0) {
-			const char *why = "invalid";
+			const char *why = NULL;
 
 			(void)uet_ep_config_check(&c, &why);
-			snprintf(err, n, "host %u: endpoint configuration rejected: %s", h, why);
+			if (rc == UET_ERR_NOMEM || why == NULL)
+				snprintf(err, n, "host %u: out of memory for its endpoint: %zu bytes "
+					 "for %u PDCs of a %u-PSN window (--window-psns and the "
+					 "workload size it)", h, uet_ep_mem_bytes(&c), c.max_pdcs,
+					 c.window_psns);
+			else
+				snprintf(err, n, "host %u: endpoint configuration rejected: %s", h,
+					 why);
 		}
 	}
 	free(cnt);
