@@ -93,6 +93,18 @@ perf_export(const struct uet_meas *m, uint64_t end_ns)
 	json_object_set_new(o, "evs", evs);
 	json_object_set_new(o, "events", events);
 	json_object_set_new(o, "stats", stats);
+	{
+		struct uet_meas_nic n;
+
+		if (uet_meas_nic(m, &n))
+			json_object_set_new(o, "nic", json_pack("[I,I,I,I,I,I]",
+								(json_int_t)n.tx_full,
+								(json_int_t)n.tx_fail_ev,
+								(json_int_t)n.tx_no_neigh,
+								(json_int_t)n.tx_no_mbuf,
+								(json_int_t)n.rx_csum_drops,
+								(json_int_t)n.rx_other_drops));
+	}
 	json_object_set_new(o, "verify", json_pack("[I,I]", (json_int_t)checked, (json_int_t)bad));
 	return o;
 }
@@ -177,6 +189,23 @@ perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint6
 	json_array_foreach(stats, i, v)
 		((uint64_t *)&one)[i] = (uint64_t)json_integer_value(v);
 	uet_meas_add_ep_stats(sum, &one);
+	{
+		/* The ports' drops add up over the processes. */
+		json_int_t v6[6];
+		struct uet_meas_nic n = { 0, 0, 0, 0, 0, 0 };
+
+		if (json_unpack((json_t *)json_object_get(o, "nic"), "[I,I,I,I,I,I]", &v6[0],
+				&v6[1], &v6[2], &v6[3], &v6[4], &v6[5]) == 0) {
+			(void)uet_meas_nic(g, &n);
+			n.tx_full += (uint64_t)v6[0];
+			n.tx_fail_ev += (uint64_t)v6[1];
+			n.tx_no_neigh += (uint64_t)v6[2];
+			n.tx_no_mbuf += (uint64_t)v6[3];
+			n.rx_csum_drops += (uint64_t)v6[4];
+			n.rx_other_drops += (uint64_t)v6[5];
+			uet_meas_set_nic(g, &n);
+		}
+	}
 	if (json_unpack((json_t *)json_object_get(o, "verify"), "[I,I]", &a, &b) == 0)
 		uet_meas_verify(g, (uint64_t)a, (uint64_t)b);
 	return 0;

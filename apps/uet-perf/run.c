@@ -90,6 +90,7 @@ struct worker {
 	uint32_t n_early;
 	uint64_t early_lost;
 	uint64_t close_until;  /* done sending: until then, let idle PDCs close */
+	struct uet_meas_nic nic_base; /* the ports' drop counters at t = 0 */
 	struct live live;
 };
 
@@ -571,6 +572,25 @@ host_stats(struct worker *w, struct uet_ep_stats *sum)
 		uet_meas_add_ep_stats(sum, uet_ep_stats(uet_dpdk_host_ep(w->hosts[i]->h)));
 }
 
+/* The ports' drops of this lcore's hosts (cumulative over a sweep). */
+static void
+nic_stats(struct worker *w, struct uet_meas_nic *n)
+{
+	uint32_t i;
+
+	memset(n, 0, sizeof(*n));
+	for (i = 0; i < w->nhosts; i++) {
+		const struct uet_dpdk_host_stats *s = uet_dpdk_host_stats(w->hosts[i]->h);
+
+		n->tx_full += s->tx_full;
+		n->tx_fail_ev += s->tx_fail_ev;
+		n->tx_no_neigh += s->tx_no_neigh;
+		n->tx_no_mbuf += s->tx_no_mbuf;
+		n->rx_csum_drops += s->rx_csum_drops;
+		n->rx_other_drops += s->rx_other_drops;
+	}
+}
+
 static void
 fold_stats(struct worker *w)
 {
@@ -592,6 +612,18 @@ fold_stats(struct worker *w)
 	for (i = 0; i < sizeof(sum) / sizeof(uint64_t); i++)
 		a[i] -= b[i];
 	(void)uet_meas_set_ep_stats(w->meas, w->now, &sum);
+	{
+		struct uet_meas_nic n;
+
+		nic_stats(w, &n);
+		n.tx_full -= w->nic_base.tx_full;
+		n.tx_fail_ev -= w->nic_base.tx_fail_ev;
+		n.tx_no_neigh -= w->nic_base.tx_no_neigh;
+		n.tx_no_mbuf -= w->nic_base.tx_no_mbuf;
+		n.rx_csum_drops -= w->nic_base.rx_csum_drops;
+		n.rx_other_drops -= w->nic_base.rx_other_drops;
+		uet_meas_set_nic(w->meas, &n);
+	}
 	st(&w->live.retx_pkts, sum.tx_retx_pkts);
 	st(&w->live.rx_bytes, ds->rx_bytes);
 	st(&w->live.progress, ds->progress + w->live.tx_bytes);
@@ -621,6 +653,7 @@ worker_begin(struct worker *w)
 	if (uet_meas_create(&mc, &w->meas) != 0)
 		return -1;
 	host_stats(w, &w->base);
+	nic_stats(w, &w->nic_base);
 	w->last_tx_bytes = w->base.tx_data_bytes;
 	w->last_fold_ns = 0;
 	w->now = c->t0;

@@ -48,6 +48,8 @@ struct uet_meas {
 	struct uet_ep_stats stats;
 	struct uet_meas_net net;
 	bool net_known;
+	struct uet_meas_nic nic;
+	bool nic_known;
 	uint64_t verify_checked, verify_bad;
 	struct uet_meas_bad bad;
 	/* Streams: FCT samples, a uniform reservoir once past the cap. */
@@ -703,6 +705,21 @@ uet_meas_net(const struct uet_meas *m, struct uet_meas_net *out)
 	return m->net_known;
 }
 
+void
+uet_meas_set_nic(struct uet_meas *m, const struct uet_meas_nic *n)
+{
+	m->nic = *n;
+	m->nic_known = true;
+}
+
+bool
+uet_meas_nic(const struct uet_meas *m, struct uet_meas_nic *out)
+{
+	if (m->nic_known)
+		*out = m->nic;
+	return m->nic_known;
+}
+
 int
 uet_meas_fct(const struct uet_meas *m, struct uet_meas_fct *out)
 {
@@ -847,6 +864,15 @@ uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src)
 		(void)uet_meas_event(dst, src->events[i].now_ns, src->events[i].kind,
 				     src->events[i].detail);
 	uet_meas_add_ep_stats(&dst->stats, &src->stats);
+	if (src->nic_known) {
+		dst->nic.tx_full += src->nic.tx_full;
+		dst->nic.tx_fail_ev += src->nic.tx_fail_ev;
+		dst->nic.tx_no_neigh += src->nic.tx_no_neigh;
+		dst->nic.tx_no_mbuf += src->nic.tx_no_mbuf;
+		dst->nic.rx_csum_drops += src->nic.rx_csum_drops;
+		dst->nic.rx_other_drops += src->nic.rx_other_drops;
+		dst->nic_known = true;
+	}
 	if (src->net_known) {
 		dst->net.drops += src->net.drops;
 		dst->net.trims += src->net.trims;

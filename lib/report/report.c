@@ -323,6 +323,20 @@ known_or_null(bool known, uint64_t v)
 	return known ? jint(v) : json_null();
 }
 
+/* The ports' own drops, by cause (null where there are no NICs: uet-sim). */
+static json_t *
+nic_json(const struct uet_meas *m)
+{
+	struct uet_meas_nic n;
+
+	if (!uet_meas_nic(m, &n))
+		return json_null();
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "tx_full", jint(n.tx_full),
+			 "tx_fail_ev", jint(n.tx_fail_ev), "tx_no_neigh", jint(n.tx_no_neigh),
+			 "tx_no_mbuf", jint(n.tx_no_mbuf), "rx_csum_drops", jint(n.rx_csum_drops),
+			 "rx_other_drops", jint(n.rx_other_drops));
+}
+
 /* Losses, each cause counted apart: what the network did (null where the
  * run cannot see it), what the senders declared lost and how, which of
  * their resends proved spurious, what the receivers discarded. */
@@ -419,7 +433,7 @@ end_json(const struct uet_meas *m, const struct uet_report_info *info,
 	uet_meas_totals(m, &rx, &tx);
 	uet_meas_verify_get(m, &checked, &bad);
 	end = json_pack(
-		"{s:o,s:o,s:o,s:o,s:f,s:f,s:o,s:o,s:o,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"{s:o,s:o,s:o,s:o,s:f,s:f,s:o,s:o,s:o,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"duration_ns", jint(dur),
 		"completion_ns", have_compl ? jint(compl_ns) : json_null(),
 		"bytes_rx", jint(rx), "bytes_tx", jint(tx),
@@ -431,6 +445,7 @@ end_json(const struct uet_meas *m, const struct uet_report_info *info,
 		"evs", evs_json(m),
 		"transport", transport_json(uet_meas_ep_stats(m)),
 		"losses", losses_json(m),
+		"nic", nic_json(m),
 		"events", events_json(m),
 		"verify", json_pack("{s:o,s:o}", "checked_msgs", jint(checked),
 				    "bad_msgs", jint(bad)),
@@ -879,6 +894,7 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 	const struct uet_ep_stats *s;
 	struct uet_meas_fct fct, fct_recv;
 	struct uet_meas_net net;
+	struct uet_meas_nic nic;
 	uint64_t n[4], ok_bytes, compl_ns = 0, rx, tx, checked, bad;
 	bool have_compl;
 
@@ -933,6 +949,12 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 	else
 		fprintf(f, "network          drops and trims not visible here (the receivers' "
 			   "CE marks: %" PRIu64 ")\n", s->rx_ce_pkts);
+	if (uet_meas_nic(m, &nic))
+		fprintf(f, "NICs             %" PRIu64 " TX queue full, %" PRIu64 " fail-EV hook, %"
+			   PRIu64 " no neighbour, %" PRIu64 " waits for mbufs; %" PRIu64
+			   " bad checksums, %" PRIu64 " not ours received\n", nic.tx_full,
+			nic.tx_fail_ev, nic.tx_no_neigh, nic.tx_no_mbuf, nic.rx_csum_drops,
+			nic.rx_other_drops);
 	fprintf(f, "receivers        %" PRIu64 " duplicates discarded, %" PRIu64
 		   " other packets discarded (stale, malformed, no resources)\n"
 		   "events           %zu on the timeline\n"

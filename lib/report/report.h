@@ -233,6 +233,20 @@ void uet_meas_set_net(struct uet_meas *m, const struct uet_meas_net *n);
 /* false: never set. */
 bool uet_meas_net(const struct uet_meas *m, struct uet_meas_net *out);
 
+/* What the hosts' ports dropped, by cause (uet-perf's DPDK glue; uet-sim's
+ * fabric counts its own in uet_meas_net). */
+struct uet_meas_nic {
+	uint64_t tx_full;         /* TX queue full after retries */
+	uint64_t tx_fail_ev;      /* blackholed by the fail-EV hook */
+	uint64_t tx_no_neigh;     /* no MAC for the next hop yet */
+	uint64_t tx_no_mbuf;      /* mbuf pool empty: the send waited */
+	uint64_t rx_csum_drops;   /* bad IPv4/UDP checksum */
+	uint64_t rx_other_drops;  /* not UET for this host */
+};
+void uet_meas_set_nic(struct uet_meas *m, const struct uet_meas_nic *n);
+/* false: never set. */
+bool uet_meas_nic(const struct uet_meas *m, struct uet_meas_nic *out);
+
 /* X(field) for every field of struct uet_ep_stats, in declaration order
  * (measure.c checks at compile time that none is missing). */
 #define UET_EP_STATS_FIELDS(X) \

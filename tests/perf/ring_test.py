@@ -368,6 +368,10 @@ def case_fail_ev(exe, tmp):
         t = end["transport"]
         assert total == t["tx_data_pkts"] + t["tx_retx_pkts"], (total, t)
         assert t["tx_retx_pkts"] >= dead, (dead, t)
+        # The hook's blackholed packets are in the report, not only in
+        # telemetry: every data packet on a dead EV, plus any control
+        # packet that went there.
+        assert end["nic"]["tx_fail_ev"] >= dead > 0, (end["nic"], dead)
         sent[lb] = dead / total
         retx[lb] = t["tx_retx_pkts"]
         rtos[lb] = t["rto_events"]

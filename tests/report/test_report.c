@@ -298,6 +298,8 @@ test_json_round_trip(void **state)
 	assert_int_equal(json_object_size(json_object_get(end, "transport")), 53);
 	/* losses: each cause apart; the network's unknown here */
 	assert_true(json_is_null(jpath(end, "losses.network_drops")));
+	/* no NICs here either (uet-perf sets them; test_summary_block) */
+	assert_true(json_is_null(jpath(end, "nic")));
 	assert_true(json_is_null(jpath(end, "losses.trims")));
 	assert_int_equal(geti(end, "losses.retransmissions"), 7);
 	assert_int_equal(geti(end, "losses.duplicates_discarded"), 10);
@@ -621,14 +623,19 @@ static void
 test_summary_block(void **state)
 {
 	struct uet_meas *m = scenario(7);
+	struct uet_meas_nic nic = { 1, 2, 3, 4, 5, 6 };
 	struct mem mm;
 	char *txt;
 
 	(void)state;
+	uet_meas_set_nic(m, &nic);
 	mem_open(&mm);
 	assert_int_equal(uet_report_summary(mm.f, m, END_NS), 0);
 	txt = mem_close(&mm);
-	assert_int_equal(count_lines(txt), 16);
+	assert_int_equal(count_lines(txt), 17);
+	assert_non_null(strstr(txt, "NICs             1 TX queue full, 2 fail-EV hook, 3 no "
+				    "neighbour, 4 waits for mbufs; 5 bad checksums, 6 not ours "
+				    "received\n"));
 	assert_non_null(strstr(txt, "flows            5 local: 4 ok (262144 B), "
 				    "0 failed, 1 pending\n"));
 	assert_non_null(strstr(txt, "completion       43.500 us\n"));
