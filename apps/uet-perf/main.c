@@ -360,11 +360,12 @@ workload_spec(struct app *a, char *err, size_t errlen)
 
 /* A workload that cannot be built is bad input: say so before traffic. */
 static int
-probe_workload(const struct app *a, char *err, size_t errlen)
+probe_workload(struct app *a, char *err, size_t errlen)
 {
 	struct uet_wl_spec s = a->plan.wl;
 	struct uet_wl *wl;
-	uint32_t i;
+	uint32_t i, *cnt, need = 0;
+	int rc = 0;
 
 	s.size_bytes = a->o.min_bytes;
 	if (uet_wl_build(&s, &wl, err, errlen) != 0)
@@ -373,8 +374,28 @@ probe_workload(const struct app *a, char *err, size_t errlen)
 		fprintf(stderr, "uet-perf: %s: not supported on NICs, ignored (a failure "
 			"needs switch access: use --exec-at or --fail-ev-at)\n",
 			wl->unsupported_text[i]);
+	/* Each local rank's endpoint holds a PDC per (peer, stream) it opens
+	 * or accepts: size the table from the workload, as uet-sim does, so
+	 * many streams or ranks do not run out of PDCs mid-run. */
+	cnt = calloc(4 * (size_t)(wl->hosts ? wl->hosts : 1), sizeof(*cnt));
+	if (cnt == NULL || uet_wl_count_pdcs(wl, cnt, cnt + wl->hosts, cnt + 2 * wl->hosts,
+					     cnt + 3 * wl->hosts) != 0) {
+		snprintf(err, errlen, "out of memory sizing the endpoints");
+		rc = -1;
+	}
+	for (i = 0; rc == 0 && i < wl->hosts && i < a->plan.nranks; i++)
+		if (a->plan.local[i] && cnt[i] + cnt[wl->hosts + i] > need)
+			need = cnt[i] + cnt[wl->hosts + i];
+	if (rc == 0 && need + 2 > 65535) {
+		snprintf(err, errlen, "a rank would need %u PDCs (one per peer and stream), more "
+			 "than an endpoint holds (65533): fewer --streams or ranks", need);
+		rc = -1;
+	}
+	if (rc == 0 && need + 2 > a->plan.ep.max_pdcs)
+		a->plan.ep.max_pdcs = need + 2;
+	free(cnt);
 	uet_wl_free(wl);
-	return 0;
+	return rc;
 }
 
 /* --client HOST: its IPv4 address (a name is looked up). */

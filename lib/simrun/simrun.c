@@ -187,57 +187,6 @@ fabric_cfg(const struct uet_perf_opts *o, struct sim_fattree_cfg *fc,
 
 /* --- endpoints sized for their share of the workload --- */
 
-struct pair {
-	uint32_t a, b;
-	uint16_t stream;
-};
-
-static int
-cmp_pair(const void *x, const void *y)
-{
-	const struct pair *p = x, *q = y;
-
-	if (p->a != q->a)
-		return p->a < q->a ? -1 : 1;
-	if (p->b != q->b)
-		return p->b < q->b ? -1 : 1;
-	return (p->stream > q->stream) - (p->stream < q->stream);
-}
-
-/* Per host: distinct (peer, stream) PDCs it opens (out[h]) or accepts
- * (in[h]), and its flows out and in. */
-static int
-count_pdcs(const struct uet_wl *wl, uint32_t *pdc_out, uint32_t *pdc_in, uint32_t *flows_out,
-	   uint32_t *flows_in)
-{
-	struct pair *p = malloc((wl->nflows ? wl->nflows : 1) * sizeof(*p));
-	uint32_t i, pass;
-
-	if (p == NULL)
-		return UET_ERR_NOMEM;
-	for (pass = 0; pass < 2; pass++) {
-		uint32_t *cnt = pass == 0 ? pdc_out : pdc_in;
-
-		for (i = 0; i < wl->nflows; i++) {
-			const struct uet_wl_flow *f = &wl->flows[i];
-
-			p[i].a = pass == 0 ? f->src : f->dst;
-			p[i].b = pass == 0 ? f->dst : f->src;
-			p[i].stream = f->stream;
-			if (pass == 0)
-				flows_out[f->src]++;
-			else
-				flows_in[f->dst]++;
-		}
-		qsort(p, wl->nflows, sizeof(*p), cmp_pair);
-		for (i = 0; i < wl->nflows; i++)
-			if (i == 0 || cmp_pair(&p[i], &p[i - 1]) != 0)
-				cnt[p[i].a]++;
-	}
-	free(p);
-	return 0;
-}
-
 static uint32_t
 clamp(uint64_t v, uint32_t lo, uint32_t hi)
 {
@@ -267,7 +216,7 @@ attach_hosts(struct run *r, const struct uet_ep_config *tmpl, uint64_t *mem, cha
 	uint32_t *cnt = calloc(4 * (size_t)r->nhosts, sizeof(uint32_t)), h;
 	int rc = 0;
 
-	if (cnt == NULL || count_pdcs(r->wl, cnt, cnt + r->nhosts, cnt + 2 * r->nhosts,
+	if (cnt == NULL || uet_wl_count_pdcs(r->wl, cnt, cnt + r->nhosts, cnt + 2 * r->nhosts,
 				      cnt + 3 * r->nhosts) != 0) {
 		free(cnt);
 		snprintf(err, n, "out of memory");

@@ -168,6 +168,12 @@ struct uet_wl {
 int uet_wl_build(const struct uet_wl_spec *s, struct uet_wl **out, char *err, size_t errlen);
 void uet_wl_free(struct uet_wl *wl);
 
+/* Per rank (arrays of the workload's nranks, zeroed by the caller): the
+ * distinct (peer, stream) PDCs it opens (pdc_out) and accepts (pdc_in),
+ * and its flows out and in. 0 or UET_ERR_NOMEM. */
+int uet_wl_count_pdcs(const struct uet_wl *wl, uint32_t *pdc_out, uint32_t *pdc_in,
+		      uint32_t *flows_out, uint32_t *flows_in);
+
 /*
  * Check a workload (built or hand-made): ids, ranks, sizes, deps in range,
  * the observability rule above and that every flow can eventually start

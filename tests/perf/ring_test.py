@@ -101,6 +101,15 @@ def case_pdc_close(exe, tmp):
     assert rep["end"]["transport"]["tx_close_pkts"] == 0
 
 
+def case_many_streams(exe, tmp):
+    # 300 streams between two ranks: 600 PDCs, more than the endpoint's
+    # default table of 256, which is sized from the workload.
+    rep, _ = run(exe, endpoints(2) + ["--pattern", "pair", "--size", "4K", "--iters", "1",
+                                      "--streams", "300", "--verify"], tmp, "streams")
+    end = check_common(rep, 300, 300 * 4096)
+    assert end["transport"]["pdcs_opened"] == 600, end["transport"]["pdcs_opened"]
+
+
 def case_permutation(exe, tmp):
     size = 256 << 10
     rep, _ = run(exe, endpoints(4) + ["--pattern", "permutation", "--size", str(size),
@@ -411,7 +420,8 @@ CASES = {"pair": case_pair, "bad_input": case_bad_input, "telemetry": case_telem
          "allreduce": case_allreduce, "duration": case_duration,
          "two_lcores": case_two_lcores, "sweep": case_sweep,
          "collective_sweep": case_collective_sweep, "json_stream": case_json_stream,
-         "csv_exec": case_csv_exec, "fail_ev": case_fail_ev, "pdc_close": case_pdc_close, "all_dead": case_all_dead}
+         "csv_exec": case_csv_exec, "fail_ev": case_fail_ev, "pdc_close": case_pdc_close,
+         "many_streams": case_many_streams, "all_dead": case_all_dead}
 
 
 if __name__ == "__main__":
