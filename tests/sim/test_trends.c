@@ -278,8 +278,8 @@ test_failures(void **state)
  * in bounds after the first window (trims only at the start, no drops),
  * the link stays busy and the senders share it. NSCC and the REPS paper's
  * per-ACK DCTCP (dctcp-mprdma) do; real DCTCP, one halving per window
- * from a start of 8 x 1.5 BDP, trims more and shares less evenly (2,643
- * trims, 80% of line rate, Jain 0.986 when this was written): it is held
+ * from a start of 8 x 1.5 BDP, trims more and shares less evenly (2,654
+ * trims, 81% of line rate, Jain 0.981 when this was written): it is held
  * to completing every flow without a drop near line rate. */
 static void
 test_incast(void **state)
