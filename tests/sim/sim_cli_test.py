@@ -248,7 +248,41 @@ def case_progress(exe, tmp):
     assert b"us simulated" in seen and b"of 128 flows done" in seen, seen[-500:]
 
 
+def case_plot(exe, tmp):
+    # tools/plot.py draws a run with port series and a size sweep side by
+    # side; a file that is not a report is bad input.
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "tools", "plot.py")
+    one, sweep = os.path.join(tmp, "one.json"), os.path.join(tmp, "sweep.json")
+    run(exe, ["--nodes", "16", "--pattern", "permutation", "--size", "1M", "--iters", "1",
+              "--port-series", "tor-up", "--series-us", "5", "-J", one])
+    run(exe, ["--nodes", "16", "--pattern", "pair", "-b", "64K", "-e", "128K", "--iters", "2",
+              "-J", sweep])
+    png = os.path.join(tmp, "plot.png")
+    p = subprocess.run([sys.executable, script, one, sweep, "-o", png, "--labels", "perm,pair"],
+                       capture_output=True, text=True, timeout=120)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.image
+    except ImportError:
+        assert p.returncode == 1 and "needs python3-matplotlib" in p.stderr, p.stderr
+        return
+    assert p.returncode == 0, p.stderr
+    assert "timeline, fct, ports from 3 runs" in p.stdout, p.stdout
+    assert os.path.getsize(png) > 10000, os.path.getsize(png)
+    img = matplotlib.image.imread(png)
+    assert img.std() > 0.05, img.std()  # not a blank canvas
+    bad = os.path.join(tmp, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{"x": 1}')
+    p = subprocess.run([sys.executable, script, bad, "-o", png], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2 and "not a uet-perf or uet-sim report" in p.stderr, p.stderr
+
+
 CASES = {"determinism": case_determinism, "port_series": case_port_series,
+         "plot": case_plot,
          "progress": case_progress,
          "paper_figures": case_paper_figures,
          "mixed_ecmp": case_mixed_ecmp, "bad_input": case_bad_input, "sweep": case_sweep,
