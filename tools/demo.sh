@@ -17,6 +17,7 @@
 # lost into the dead link) and writes into the output directory:
 #   summary.txt, summary.json   the table and its numbers
 #   goodput.png, goodput.csv    goodput over time per load balancer
+#   runs.png                    tools/plot.py over every run's report
 #   LB.json, LB.txt             each run's uet-perf JSON report and output
 #   LB.counters-{before,after}.json, LB.snmp-{before,after}.txt, LB.anchor,
 #   LB.schedule.jsonl, fabric/*.events.jsonl   the raw material of the table
@@ -329,3 +330,10 @@ PLOT_ARGS=()
 python3 "$ANALYZE" --out "$OUT" --lb "$LBS" --link "$FAIL_LEAF-$FAIL_SPINE" \
 	--events "$OUT/fabric/$NAME.events.jsonl" --ends "$ENDS" --converge-ms "$CONVERGE_MS" \
 	"${PLOT_ARGS[@]}" | tee "$OUT/summary.txt"
+# Every run's report side by side: goodput, FCT CDF, per-EV use and CE.
+if [ "$PLOT" = 1 ]; then
+	RUN_JSONS=()
+	for lb in "${LB_LIST[@]}"; do RUN_JSONS+=("$OUT/$lb.json"); done
+	python3 "$ROOT/tools/plot.py" "${RUN_JSONS[@]}" --labels "$LBS" -o "$OUT/runs.png" ||
+		echo "demo: runs.png not drawn (tools/plot.py needs python3-matplotlib)" >&2
+fi
