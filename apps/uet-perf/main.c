@@ -116,6 +116,48 @@ hook_interval(void *ctx, const struct uet_meas_interval *iv)
 	uet_out_interval(a->out, iv);
 }
 
+/* The options whose values differ between two uet_perf_opts_sym_text()s,
+ * as "--name (theirs there, ours here)", into err. */
+static void
+name_differences(const char *theirs, const char *ours, size_t proc, char *err, size_t errlen)
+{
+	const char *l = ours;
+	size_t k;
+
+	k = (size_t)snprintf(err, errlen, "process %zu was started with other options:", proc);
+	while (*l != '\0') {
+		const char *eol = strchr(l, '\n'), *eq = strchr(l, '=');
+		size_t nlen = (size_t)(eq - l), llen = (size_t)(eol - l);
+		const char *t = theirs, *found = NULL;
+
+		if (eol == NULL || eq == NULL || eq > eol)
+			break;
+		/* the same option's line there */
+		while (*t != '\0') {
+			const char *te = strchr(t, '\n');
+
+			if (te == NULL)
+				break;
+			if ((size_t)(te - t) > nlen && strncmp(t, l, nlen + 1) == 0) {
+				found = t;
+				break;
+			}
+			t = te + 1;
+		}
+		if (found == NULL || strncmp(found, l, llen + 1) != 0) {
+			const char *fe = found ? strchr(found, '\n') : NULL;
+
+			if (k < errlen)
+				k += (size_t)snprintf(err + k, errlen - k, " --%.*s (%.*s there, %.*s "
+						      "here)", (int)nlen, l,
+						      found ? (int)(fe - found - nlen - 1) : 1,
+						      found ? found + nlen + 1 : "?",
+						      (int)(llen - nlen - 1), eq + 1);
+		}
+		l = eol + 1;
+	}
+}
+
 /* Hello: versions and the configuration hash must agree; each process
  * tells the data addresses of its ranks (and their MACs when configured)
  * to the others, so a pairwise client and server learn each other's. */
@@ -138,8 +180,20 @@ hello(struct app *a, char *err, size_t errlen)
 			(json_int_t)p->ranks[r].ip, p->ranks[r].has_mac, m[0], m[1], m[2], m[3],
 			m[4], m[5]));
 	}
-	mine = json_pack("{s:s, s:s, s:i, s:o}", "version", uet_perf_version(), "hash", hash,
-			 "proc", (int)a->proc, "ranks", ranks);
+	{
+		size_t need = uet_perf_opts_sym_text(&a->o, NULL, 0) + 1;
+		char *txt = malloc(need);
+
+		if (txt == NULL) {
+			json_decref(ranks);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		(void)uet_perf_opts_sym_text(&a->o, txt, need);
+		mine = json_pack("{s:s, s:s, s:i, s:o, s:s}", "version", uet_perf_version(), "hash",
+				 hash, "proc", (int)a->proc, "ranks", ranks, "options", txt);
+		free(txt);
+	}
 	all = ctrl_allgather(a->ctrl, mine, CTRL_TIMEOUT_MS, err, errlen);
 	json_decref(mine);
 	if (all == NULL)
@@ -156,8 +210,19 @@ hello(struct app *a, char *err, size_t errlen)
 			return -1;
 		}
 		if (h == NULL || strcmp(h, hash) != 0) {
-			snprintf(err, errlen, "process %zu was started with other workload or "
-				 "transport options (config hash %s, here %s)", i, h ? h : "?", hash);
+			const char *theirs = json_string_value(json_object_get(o, "options"));
+			size_t need = uet_perf_opts_sym_text(&a->o, NULL, 0) + 1;
+			char *ours = malloc(need);
+
+			if (theirs != NULL && ours != NULL) {
+				(void)uet_perf_opts_sym_text(&a->o, ours, need);
+				name_differences(theirs, ours, i, err, errlen);
+			} else {
+				snprintf(err, errlen, "process %zu was started with other workload or "
+					 "transport options (config hash %s, here %s)", i,
+					 h ? h : "?", hash);
+			}
+			free(ours);
 			json_decref(all);
 			return -1;
 		}

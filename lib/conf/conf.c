@@ -2550,6 +2550,28 @@ fnv1a(uint64_t h, const char *s)
 	return h;
 }
 
+size_t
+uet_perf_opts_sym_text(const struct uet_perf_opts *o, char *out, size_t n)
+{
+	char buf[UET_PERF_PATH_MAX + 64];
+	size_t k = 0;
+	int i;
+
+	if (out != NULL && n > 0)
+		out[0] = '\0';
+	for (i = 0; i < N_OPTS; i++) {
+		const struct opt *p = &opt_table[i];
+		bool room = out != NULL && k < n;
+
+		if (!(p->flags & F_SYM) || !for_app(p))
+			continue;
+		fmt_value(o, i, 0, true, buf, sizeof(buf));
+		k += (size_t)snprintf(room ? out + k : NULL, room ? n - k : 0, "%s=%s\n",
+				      p->lname, buf);
+	}
+	return k;
+}
+
 uint64_t
 uet_perf_opts_hash(const struct uet_perf_opts *o)
 {

@@ -320,6 +320,10 @@ int uet_perf_opts_source(const struct uet_perf_opts *o, const char *long_name);
  * name is not hashed (hosts may keep it elsewhere), nor its content.
  */
 uint64_t uet_perf_opts_hash(const struct uet_perf_opts *o);
+/* The options every host must agree on, one "long-name=value" line each,
+ * the same values the hash covers (to name a mismatch). Returns the length
+ * it needs (writes at most n - 1 bytes and a NUL). */
+size_t uet_perf_opts_sym_text(const struct uet_perf_opts *o, char *out, size_t n);
 
 /* IP packet size of a full data packet: 20 + 8 + UET_DATA_HDR_LEN +
  * mtu_bytes; compare it with the port's MTU. */

@@ -547,6 +547,23 @@ test_cli_errors(void **state)
 		  "flowlet, plb, strack, mprdma, mptcp, ar)", "--lb", "rr", NULL);
 	cli_fails("option '--cc': unknown congestion controller 'reno'", "--cc", "reno", NULL);
 	cli_fails("option '--lb': 'ar' is adaptive routing in the switches", "--lb", "ar", NULL);
+	{
+		/* What every host must agree on, by name (uet-perf names a
+		 * mismatch with it): the hashed options only. */
+		struct uet_perf_opts *a = new_opts();
+		char txt[8192];
+
+		assert_int_equal(parse(a, "--lb", "ops", "-s", "8K", "-J", "x.json", NULL), 0);
+		assert_true(uet_perf_opts_sym_text(a, txt, sizeof(txt)) < sizeof(txt));
+		assert_non_null(strstr(txt, "lb=ops\n"));
+		assert_non_null(strstr(txt, "size=8192\n"));
+		assert_null(strstr(txt, "json="));
+		/* A short buffer: the length it needs, the text cut to fit. */
+		assert_int_equal(uet_perf_opts_sym_text(a, txt, 8),
+				 uet_perf_opts_sym_text(a, NULL, 0));
+		assert_int_equal(strlen(txt), 7);
+		free(a);
+	}
 	/* iperf3 habits get a hint. */
 	cli_fails("option '-t': unknown option (iperf3's -t is -D/--duration here)", "-t", "10",
 		  NULL);

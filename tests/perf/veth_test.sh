@@ -6,7 +6,8 @@
 #   1. a --server and a --client on a veth pair;
 #   2. one --server with --clients 2 on a Linux bridge (incast 2:1);
 #   3. a --hosts run of three processes, ranks from OMPI_COMM_WORLD_RANK;
-#   4. the server killed mid-run: the client still reports, exit 1.
+#   4. the server killed mid-run: the client still reports, exit 1;
+#   5. options that differ between the hosts, named.
 # Checks every exit code and the JSON reports. Needs root (skipped, exit
 # 77, otherwise); removes everything it created, also on error or Ctrl-C.
 set -euo pipefail
@@ -118,6 +119,27 @@ assert end["bytes_tx"] > 0 and end["flows"], end
 print("ok: the server killed mid-run: the client reported what it measured and exited 1")
 EOF2
 
+# Options that differ between the hosts: named, not hashed.
+APP=(--pattern pair --size 1M --iters 2 --base-rtt-ns 200000)
+ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
+	--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
+	--server --endpoint port=0,ip=10.77.0.1 "${APP[@]}" >"$TMP/mserver.txt" 2>&1 &
+SRV_PID=$!
+rc=0
+ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
+	--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
+	--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 "${APP[@]}" --size 2M --lb ops \
+	>"$TMP/mclient.txt" 2>&1 || rc=$?
+wait "$SRV_PID" || true
+SRV_PID=""
+if [ "$rc" -eq 0 ] || ! grep -q -- "--size (1048576 there, 2097152 here)" "$TMP/mclient.txt" ||
+	! grep -q -- "--lb (reps there, ops here)" "$TMP/mclient.txt"; then
+	echo "FAIL: option mismatch: client exit $rc"
+	cat "$TMP/mclient.txt" "$TMP/mserver.txt"
+	exit 1
+fi
+echo "ok: options that differ between the hosts are named: $(grep -o 'process 0 .*' "$TMP/mclient.txt")"
+
 # Three hosts on a Linux bridge (namespace S): the kernel's TCP carries the
 # control channel, DPDK's af_packet ports the data, on the same veths.
 NSS="${TAG}s"
@@ -227,4 +249,4 @@ for r in reps:
 assert reps[0]["end"]["flows"] == reps[1]["end"]["flows"] == reps[2]["end"]["flows"]
 print("ok: 3-process permutation from a hosts list, ranks from OMPI_COMM_WORLD_RANK")
 EOF
-echo "4 passed, 0 failed"
+echo "5 passed, 0 failed"
