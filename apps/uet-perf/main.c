@@ -166,8 +166,8 @@ hello(struct app *a, char *err, size_t errlen)
 {
 	struct perf_plan *p = &a->plan;
 	json_t *mine, *all, *ranks = json_array(), *o;
-	char hash[32];
-	size_t i, k;
+	char hash[32], *opts;
+	size_t i, k, need;
 	uint32_t r;
 
 	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)a->hash);
@@ -180,24 +180,23 @@ hello(struct app *a, char *err, size_t errlen)
 			(json_int_t)p->ranks[r].ip, p->ranks[r].has_mac, m[0], m[1], m[2], m[3],
 			m[4], m[5]));
 	}
-	{
-		size_t need = uet_perf_opts_sym_text(&a->o, NULL, 0) + 1;
-		char *txt = malloc(need);
-
-		if (txt == NULL) {
-			json_decref(ranks);
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		(void)uet_perf_opts_sym_text(&a->o, txt, need);
-		mine = json_pack("{s:s, s:s, s:i, s:o, s:s}", "version", uet_perf_version(), "hash",
-				 hash, "proc", (int)a->proc, "ranks", ranks, "options", txt);
-		free(txt);
+	/* The agreed options by name, so a mismatch can say which. */
+	need = uet_perf_opts_sym_text(&a->o, NULL, 0) + 1;
+	opts = malloc(need);
+	if (opts == NULL) {
+		json_decref(ranks);
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
+	(void)uet_perf_opts_sym_text(&a->o, opts, need);
+	mine = json_pack("{s:s, s:s, s:i, s:o, s:s}", "version", uet_perf_version(), "hash",
+			 hash, "proc", (int)a->proc, "ranks", ranks, "options", opts);
 	all = ctrl_allgather(a->ctrl, mine, CTRL_TIMEOUT_MS, err, errlen);
 	json_decref(mine);
-	if (all == NULL)
+	if (all == NULL) {
+		free(opts);
 		return -1;
+	}
 	json_array_foreach(all, i, o) {
 		const char *v = json_string_value(json_object_get(o, "version"));
 		const char *h = json_string_value(json_object_get(o, "hash"));
@@ -207,23 +206,20 @@ hello(struct app *a, char *err, size_t errlen)
 			snprintf(err, errlen, "process %zu runs uet-perf %s, this one %s", i,
 				 v ? v : "?", uet_perf_version());
 			json_decref(all);
+			free(opts);
 			return -1;
 		}
 		if (h == NULL || strcmp(h, hash) != 0) {
 			const char *theirs = json_string_value(json_object_get(o, "options"));
-			size_t need = uet_perf_opts_sym_text(&a->o, NULL, 0) + 1;
-			char *ours = malloc(need);
 
-			if (theirs != NULL && ours != NULL) {
-				(void)uet_perf_opts_sym_text(&a->o, ours, need);
-				name_differences(theirs, ours, i, err, errlen);
-			} else {
+			if (theirs != NULL)
+				name_differences(theirs, opts, i, err, errlen);
+			else
 				snprintf(err, errlen, "process %zu was started with other workload or "
 					 "transport options (config hash %s, here %s)", i,
 					 h ? h : "?", hash);
-			}
-			free(ours);
 			json_decref(all);
+			free(opts);
 			return -1;
 		}
 		json_array_foreach(json_object_get(o, "ranks"), k, e) {
@@ -244,6 +240,7 @@ hello(struct app *a, char *err, size_t errlen)
 		}
 	}
 	json_decref(all);
+	free(opts);
 	for (r = 0; r < p->nranks; r++) {
 		if (p->ranks[r].ip == 0) {
 			snprintf(err, errlen, "no process announced rank %u's data address", r);

@@ -192,17 +192,15 @@ perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint6
 	{
 		/* The ports' drops add up over the processes. */
 		json_int_t v6[6];
-		struct uet_meas_nic n = { 0, 0, 0, 0, 0, 0 };
+		struct uet_meas_nic n = { 0, 0, 0, 0, 0, 0 }, one;
 
 		if (json_unpack((json_t *)json_object_get(o, "nic"), "[I,I,I,I,I,I]", &v6[0],
 				&v6[1], &v6[2], &v6[3], &v6[4], &v6[5]) == 0) {
+			one = (struct uet_meas_nic){ (uint64_t)v6[0], (uint64_t)v6[1],
+						     (uint64_t)v6[2], (uint64_t)v6[3],
+						     (uint64_t)v6[4], (uint64_t)v6[5] };
 			(void)uet_meas_nic(g, &n);
-			n.tx_full += (uint64_t)v6[0];
-			n.tx_fail_ev += (uint64_t)v6[1];
-			n.tx_no_neigh += (uint64_t)v6[2];
-			n.tx_no_mbuf += (uint64_t)v6[3];
-			n.rx_csum_drops += (uint64_t)v6[4];
-			n.rx_other_drops += (uint64_t)v6[5];
+			uet_meas_nic_add(&n, &one, 1);
 			uet_meas_set_nic(g, &n);
 		}
 	}

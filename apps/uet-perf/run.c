@@ -616,12 +616,7 @@ fold_stats(struct worker *w)
 		struct uet_meas_nic n;
 
 		nic_stats(w, &n);
-		n.tx_full -= w->nic_base.tx_full;
-		n.tx_fail_ev -= w->nic_base.tx_fail_ev;
-		n.tx_no_neigh -= w->nic_base.tx_no_neigh;
-		n.tx_no_mbuf -= w->nic_base.tx_no_mbuf;
-		n.rx_csum_drops -= w->nic_base.rx_csum_drops;
-		n.rx_other_drops -= w->nic_base.rx_other_drops;
+		uet_meas_nic_add(&n, &w->nic_base, -1);
 		uet_meas_set_nic(w->meas, &n);
 	}
 	st(&w->live.retx_pkts, sum.tx_retx_pkts);

@@ -2101,7 +2101,7 @@ uet_perf_opts_parse(struct uet_perf_opts *o, int argc, char **argv, char *err,
 		    size_t errlen)
 {
 	struct uet_perf_opts *first = malloc(sizeof(*first));
-	char profile[UET_PERF_NAME_MAX];
+	char profile[UET_PERF_NAME_MAX], config[UET_PERF_PATH_MAX];
 	int rc, pi;
 
 	if (err != NULL && errlen > 0)
@@ -2114,26 +2114,19 @@ uet_perf_opts_parse(struct uet_perf_opts *o, int argc, char **argv, char *err,
 	 * on top. */
 	uet_perf_opts_default(first);
 	rc = cli_apply(first, argc, argv, err, errlen);
+	snprintf(config, sizeof(config), "%s", first->config);
 	pi = find_long("profile");
-	if (rc == 0 && first->config[0] != '\0' && first->src[pi] != UET_CONF_SRC_CLI) {
-		char config[UET_PERF_PATH_MAX];
-
-		snprintf(config, sizeof(config), "%s", first->config);
+	if (rc == 0 && config[0] != '\0' && first->src[pi] != UET_CONF_SRC_CLI) {
 		uet_perf_opts_default(first);
 		rc = load_ini(first, config, err, errlen);
 	}
 	snprintf(profile, sizeof(profile), "%s", first->profile);
+	free(first);
 	uet_perf_opts_default(o);
 	if (rc == 0)
 		rc = apply_profile(o, profile, err, errlen);
-	if (rc == 0) {
-		/* Pass 1 again for --config: the file's own read replaced it. */
-		uet_perf_opts_default(first);
-		rc = cli_apply(first, argc, argv, err, errlen);
-	}
-	if (rc == 0 && first->config[0] != '\0')
-		rc = load_ini(o, first->config, err, errlen);
-	free(first);
+	if (rc == 0 && config[0] != '\0')
+		rc = load_ini(o, config, err, errlen);
 	if (rc == 0)
 		rc = cli_apply(o, argc, argv, err, errlen);
 	return rc == 0 ? finalize(o, err, errlen) : rc;

@@ -705,6 +705,20 @@ uet_meas_net(const struct uet_meas *m, struct uet_meas_net *out)
 	return m->net_known;
 }
 
+_Static_assert(sizeof(struct uet_meas_nic) % sizeof(uint64_t) == 0,
+	       "uet_meas_nic must be all uint64_t");
+
+void
+uet_meas_nic_add(struct uet_meas_nic *dst, const struct uet_meas_nic *src, int sign)
+{
+	uint64_t *d = (uint64_t *)dst;
+	const uint64_t *s = (const uint64_t *)src;
+	size_t i;
+
+	for (i = 0; i < sizeof(*dst) / sizeof(uint64_t); i++)
+		d[i] += sign < 0 ? -s[i] : s[i];
+}
+
 void
 uet_meas_set_nic(struct uet_meas *m, const struct uet_meas_nic *n)
 {
@@ -865,12 +879,7 @@ uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src)
 				     src->events[i].detail);
 	uet_meas_add_ep_stats(&dst->stats, &src->stats);
 	if (src->nic_known) {
-		dst->nic.tx_full += src->nic.tx_full;
-		dst->nic.tx_fail_ev += src->nic.tx_fail_ev;
-		dst->nic.tx_no_neigh += src->nic.tx_no_neigh;
-		dst->nic.tx_no_mbuf += src->nic.tx_no_mbuf;
-		dst->nic.rx_csum_drops += src->nic.rx_csum_drops;
-		dst->nic.rx_other_drops += src->nic.rx_other_drops;
+		uet_meas_nic_add(&dst->nic, &src->nic, 1);
 		dst->nic_known = true;
 	}
 	if (src->net_known) {

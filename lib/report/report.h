@@ -244,6 +244,8 @@ struct uet_meas_nic {
 	uint64_t rx_other_drops;  /* not UET for this host */
 };
 void uet_meas_set_nic(struct uet_meas *m, const struct uet_meas_nic *n);
+/* dst += sign x src, field by field (sign 1 or -1). */
+void uet_meas_nic_add(struct uet_meas_nic *dst, const struct uet_meas_nic *src, int sign);
 /* false: never set. */
 bool uet_meas_nic(const struct uet_meas *m, struct uet_meas_nic *out);
 
