@@ -198,6 +198,13 @@ struct uet_ep_config {
 	bool ack_carry_evs;       /* a coalesced ACK carries the EVs of the
 				   * unmarked packets it covers (REPS
 				   * ACK+Carry; UET_ACK_CCF_EVS); default off */
+	bool ack_req_every_fill;  /* sender: every packet that fills the window
+				   * asks for an ACK (AR), the UEC reference's
+				   * rule (uet-htsim.md §2.2): a window-limited
+				   * flow is then ACKed per packet, which hands
+				   * REPS an EV per packet; off: one such
+				   * request in flight at a time (fewer ACKs
+				   * for a host's CPU); default off */
 
 	/* Sender timing */
 	uint64_t base_rtt_ns;     /* unloaded RTT; default 10000 */

@@ -266,6 +266,12 @@ static const struct opt opt_table[] = {
 	  .type = T_BOOL, FLD(ack_carry_evs), .flags = F_SYM,
 	  .help = "a coalesced ACK carries the EVs of the unmarked packets it covers, which "
 		  "REPS caches (the paper's ACK+Carry EVs; a libuet wire extension)" },
+	{ .lname = "ar-every-fill", .sec = "transport", .key = "ar_every_fill",
+	  .type = T_BOOL, FLD(ar_every_fill), .has_simdef = true, .simdef = 1,
+	  .help = "every packet that fills the window asks for an ACK, as the UEC "
+		  "reference does: a window-limited flow is ACKed per packet and REPS "
+		  "gets an EV per packet; off: one such request in flight (fewer ACKs "
+		  "for a host's CPU)" },
 	{ .lname = "rto-ns", .sec = "transport", .key = "rto_ns",
 	  UINT(rto_ns, 0, 0, NS_MAX), .flags = F_SYM, .meta = "NS",
 	  .defdoc = "0 (adaptive)",
@@ -2618,6 +2624,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	c->ack_every_bytes = o->ack_every_bytes;
 	c->ack_delay_ns = o->ack_delay_ns;
 	c->ack_carry_evs = o->ack_carry_evs;
+	c->ack_req_every_fill = o->ar_every_fill;
 	c->pdc_idle_close_ns = o->pdc_idle_close_ns;
 	c->pdc_target_idle_ns = o->pdc_target_idle_ns;
 	c->rto_ns = o->rto_ns;

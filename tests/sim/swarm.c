@@ -128,6 +128,7 @@ draw_algorithms(uint64_t seed, struct draw *d)
 	}
 	c->assume_trimming = d->trim && uet_prng_below(&r, 2);
 	c->ack_carry_evs = uet_prng_below(&r, 3) == 0;
+	c->ack_req_every_fill = uet_prng_below(&r, 2) == 0;
 }
 
 /*

@@ -26,8 +26,9 @@
  * 8. The paper's setup, Fig. 4 (one of 8 uplinks at 200 Gb/s, 32 MiB
  *    tornado): OPS / REPS at least 1.5x (paper 1.75x); App. A: forcing
  *    every REPS PDC into freezing at 50 us costs at most 3%; Fig. 13:
- *    with an ACK per 16 packets, ACK+Carry (--ack-carry-evs) beats
- *    standard REPS, which recycles one EV per ACK.
+ *    with an ACK per 16 packets and one uplink at half rate, ACK+Carry
+ *    (--ack-carry-evs) beats standard REPS, which recycles one EV per
+ *    ACK, by 10% or more.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -456,17 +457,25 @@ test_paper_setup_claims(void **state)
 	note("reps-paper App. A: REPS %.1f us, forced to freeze at 50 us %.1f us (paper: +1%%)\n",
 	     f[0] / 1e3, f[1] / 1e3);
 	assert_true(f[1] * 100 <= f[0] * 103);
+	/* Fig. 13 on the asymmetric fabric: in a symmetric permutation the
+	 * sender's ACK request on every window fill (the reference's rule,
+	 * --ar-every-fill) already returns an EV per packet whenever the
+	 * window holds a flow back, and standard REPS keeps up with Carry
+	 * (227.1 vs 227.8 us here); where one path is slow, the EVs a
+	 * coalesced ACK drops are the good ones REPS needs. */
 	for (l = 0; l < 2; l++) {
 		simulate(&r, "--profile", "reps-paper", "--nodes", "128", "--pattern", "permutation",
 			 "--size", "8M", "--iters", "1", "--seed", "1", "--lb", "reps", "--ack-every",
-			 "65536", l == 0 ? "--ack-carry-evs=no" : "--ack-carry-evs", NULL);
+			 "65536", l == 0 ? "--ack-carry-evs=no" : "--ack-carry-evs", "--failure",
+			 "link-rate:0:tor0.up0:200:buffer=keep", NULL);
 		assert_int_equal(r.ok, 128);
 		f[l] = r.fct_max_ns;
 		release(&r);
 	}
-	note("reps-paper Fig. 13, an ACK per 16 packets: REPS %.1f us, ACK+Carry %.1f us\n",
+	note("reps-paper Fig. 13, an ACK per 16 packets, one uplink at half rate: REPS %.1f us, "
+	     "ACK+Carry %.1f us\n",
 	     f[0] / 1e3, f[1] / 1e3);
-	assert_true(f[1] * 100 < f[0] * 97);
+	assert_true(f[1] * 100 < f[0] * 90);
 }
 
 int

@@ -142,36 +142,77 @@ test_ack_coalescing(void **state)
  * ACK each time made the receiver ACK nearly every packet instead of every
  * ack_every_bytes once a message end or the ACK timer had split the ACK
  * clock (253 and 370 ACKs here): one request in flight is enough. */
+/* 40 messages of 9.76 packets, 400 packets and 40 message ends, written
+ * as the DPDK loop writes; all delivered. Returns the receiver's ACKs. */
+static uint64_t
+forty_messages(const struct uet_ep_config *c)
+{
+	struct duo d;
+	uint64_t acks;
+	uint32_t i;
+
+	assert_int_equal(duo_init(&d, c), 0);
+	d.write_each = true;
+	for (i = 0; i < 40; i++)
+		assert_int_equal(duo_send(&d, &d.a, i + 1, 4096 * 10 - 1000, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	for (i = 0; i < 40; i++)
+		assert_true(duo_msg_exact(&d.b, i + 1, 4096 * 10 - 1000));
+	assert_int_equal(st(&d.a)->tx_data_pkts, 400);
+	acks = st(&d.b)->tx_ack_pkts;
+	duo_fini(&d);
+	return acks;
+}
+
 static void
 test_ack_coalescing_window_limited(void **state)
 {
 	static const char *const ccs[] = { "fixed", "nscc" };
 	struct uet_ep_config c;
-	struct duo d;
-	uint64_t data, acks;
-	uint32_t i, k;
+	uint64_t acks;
+	uint32_t k;
 
 	(void)state;
 	for (k = 0; k < 2; k++) {
 		duo_config(&c);
 		c.cc = uet_cc_find(ccs[k]);
-		assert_int_equal(duo_init(&d, &c), 0);
-		d.write_each = true;
-		/* 40 messages of 9.76 packets: 400 packets, 40 message ends. */
-		for (i = 0; i < 40; i++)
-			assert_int_equal(duo_send(&d, &d.a, i + 1, 4096 * 10 - 1000, 0), 0);
-		assert_true(duo_run(&d, 100000000));
-		for (i = 0; i < 40; i++)
-			assert_true(duo_msg_exact(&d.b, i + 1, 4096 * 10 - 1000));
-		data = st(&d.a)->tx_data_pkts;
-		acks = st(&d.b)->tx_ack_pkts;
-		print_message("# %s, window-limited: %" PRIu64 " data packets, %" PRIu64
-			      " ACKs\n", ccs[k], data, acks);
-		assert_int_equal(data, 400);
+		acks = forty_messages(&c);
+		print_message("# %s, window-limited: %" PRIu64 " ACKs for 400 packets\n", ccs[k],
+			      acks);
 		/* One per 16 KiB and one per message end is 140 at most. */
 		assert_true(acks >= 100 && acks <= 180);
-		duo_fini(&d);
 	}
+}
+
+/* The UEC reference's rule (ack_req_every_fill): every packet that fills
+ * the window asks for an ACK, so a window-limited flow is ACKed about
+ * per packet whatever ack_every_bytes says; with the window wide open
+ * nothing fills it and the coalescing stays. */
+static void
+test_ack_request_every_fill(void **state)
+{
+	static const char *const what[] = { "one request", "limiting", "open" };
+	struct uet_ep_config c;
+	uint64_t acks[3];
+	uint32_t k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		duo_config(&c);
+		c.cc = uet_cc_find("fixed");
+		c.ack_req_every_fill = k > 0;
+		if (k == 2)
+			c.cc_cfg = &(struct uet_cc_fixed_cfg){ .cwnd_bytes = 4u << 20 };
+		acks[k] = forty_messages(&c);
+		print_message("# AR on window fill, %s: %" PRIu64 " ACKs for 400 packets\n",
+			      what[k], acks[k]);
+	}
+	/* Limited: the reference's rule ACKs most packets, about twice the
+	 * one-request rule's one per 16 KiB and message end. */
+	assert_true(acks[0] >= 100 && acks[0] <= 180);
+	assert_true(acks[1] >= 220 && acks[1] >= acks[0] * 18 / 10);
+	/* Open: nothing fills the window, the coalescing is back. */
+	assert_true(acks[2] >= 100 && acks[2] <= 180);
 }
 
 static uint32_t reverse_seq;
@@ -1284,6 +1325,7 @@ main(void)
 		cmocka_unit_test(test_may_write),
 		cmocka_unit_test(test_ack_coalescing),
 		cmocka_unit_test(test_ack_coalescing_window_limited),
+		cmocka_unit_test(test_ack_request_every_fill),
 		cmocka_unit_test(test_reorder_and_sack),
 		cmocka_unit_test(test_single_loss_rack_recovery),
 		cmocka_unit_test(test_tail_loss_probe_recovery),
