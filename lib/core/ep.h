@@ -151,6 +151,8 @@ struct pdc_tx {
 	uint8_t rto_undo;          /* the last RTO's verdict is pending */
 	uint8_t rto_late;          /* ... proven spurious by a duplicate: the
 				    * original's own ACK will tell how late */
+	uint8_t rto_resend;        /* the RTO's resend goes whatever the
+				    * window: its verdict is what frees it */
 	uint16_t n_held;           /* PSNs with TXF_HELD */
 	uint32_t rto_psn;          /* the PSN the last RTO fired for */
 	uint64_t rto_first_sent_ns; /* its send time before the RTO */

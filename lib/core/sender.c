@@ -499,8 +499,13 @@ static bool
 cwnd_allows(const struct uet_ep *ep, const struct pdc *p, uint32_t cwnd)
 {
 	/* One packet may always be in flight, or a window smaller than a
-	 * packet would stall the PDC forever. */
-	return p->tx.inflight_pkts == 0 ||
+	 * packet would stall the PDC forever. So may an RTO's resend (as
+	 * TCP's RTO always sends one segment): the rest of the aged flight
+	 * stays in flight as suspects until its verdict, and a window cut
+	 * below that flight (dctcp-mprdma takes the aged bytes off) would
+	 * otherwise hold the resend back until the suspects drain, one
+	 * backed-off timeout each. */
+	return p->tx.inflight_pkts == 0 || (p->tx.rto_resend && p->tx.rtxq_len > 0) ||
 	       (uint64_t)p->tx.inflight_bytes + full_pkt_bytes(ep) <= cwnd;
 }
 
@@ -530,6 +535,33 @@ rtxq_purge(const struct uet_ep *ep, struct pdc *p)
 			return;
 		p->tx.rtxq_head = (p->tx.rtxq_head + 1) & ep->win_mask;
 		p->tx.rtxq_len--;
+	}
+}
+
+/*
+ * The cumulative point goes first: everything the receiver holds waits on
+ * it, and its last free reassembly slot is kept for it (receiver.c), so
+ * with a window of one packet and a queue in the order losses were
+ * declared (an RTO sends its resend to the back), a receiver out of slots
+ * would refuse every other PSN while this one waited its turn, one
+ * backed-off timeout per packet. Rare (it was declared lost first in most
+ * episodes), so a scan is fine.
+ */
+static void
+rtxq_una_first(const struct uet_ep *ep, struct pdc *p)
+{
+	uint32_t i, h = p->tx.rtxq_head, una = p->tx.snd_una;
+
+	if (p->tx.rtxq_len < 2 || p->tx.rtxq[h] == una ||
+	    (ent_of(ep, p, una)->flags & (TXF_LOST | TXF_ACKED)) != TXF_LOST)
+		return;
+	for (i = 1; i < p->tx.rtxq_len; i++) {
+		if (p->tx.rtxq[(h + i) & ep->win_mask] != una)
+			continue;
+		for (; i > 0; i--)
+			p->tx.rtxq[(h + i) & ep->win_mask] = p->tx.rtxq[(h + i - 1) & ep->win_mask];
+		p->tx.rtxq[h] = una;
+		return;
 	}
 }
 
@@ -936,6 +968,7 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 	if (!cwnd_allows(ep, p, cwnd))
 		return 0;
 	rtxq_purge(ep, p);
+	rtxq_una_first(ep, p);
 	if (p->tx.rtxq_len > 0) {
 		psn = p->tx.rtxq[p->tx.rtxq_head];
 		p->tx.rtxq_head = (p->tx.rtxq_head + 1) & ep->win_mask;
@@ -945,6 +978,7 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 		if (e->tx_count < UINT8_MAX)
 			e->tx_count++;
 		retx = true;
+		p->tx.rto_resend = 0;
 		ep->st.tx_retx_pkts++;
 		if (!(e->flags & TXF_CLOSE))
 			ep->txm[e->msg].retx_pkts++;
@@ -1672,6 +1706,7 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		 * undone, at the cost of one resend, not a window's. */
 		declare_lost(ep, p, first, UET_LB_FB_TIMEOUT, now);
 		ep->st.rto_lost_pkts++;
+		p->tx.rto_resend = 1;
 		for (psn = p->tx.snd_una; naged > 1 && psn != p->tx.snd_nxt; psn++) {
 			e = ent_of(ep, p, psn);
 			if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns + age > now)

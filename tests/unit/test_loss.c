@@ -11,7 +11,9 @@
  *   duplicate is counted, its load-balancer feedback is never given, and
  *   the congestion window comes back; a real loss is confirmed and fed back
  *   with the EV of the copy that was lost;
- * - a spurious RTO is undone (backoff, retry count, RTT estimate);
+ * - a spurious RTO is undone (backoff, retry count, RTT estimate); its
+ *   resend goes whatever the window, and that resend lost too at the next
+ *   timeout takes the suspects with it;
  * - the reference's nack-rto mode infers nothing;
  * - the receiver flags the ACK of a duplicate.
  */
@@ -477,6 +479,131 @@ test_nack_rto_mode(void **state)
 	duo_fini(&d);
 }
 
+static uint64_t blackhole_until_ns, first_retx_ns;
+static uint32_t first_through = UINT32_MAX;
+
+/* Every data packet from a to b sent before blackhole_until_ns vanishes;
+ * note when the first retransmission goes and which packet is the first
+ * to get through. */
+static bool
+blackhole_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	if (!a_to_b || !is_data(p))
+		return true;
+	if (p->meta.kind == UET_PKT_RETX && first_retx_ns == 0)
+		first_retx_ns = d->now;
+	if (d->now < blackhole_until_ns)
+		return false;
+	if (first_through == UINT32_MAX)
+		first_through = pkt_index(p);
+	return true;
+}
+
+/* A duo on the reference's loss detection with a fixed timer (rto_max_ns
+ * 0: the default backoff cap), no probes, whose data vanishes until
+ * until_ns. */
+static void
+blackholed_duo(struct duo *d, const char *cc, uint64_t rto_ns, uint64_t rto_max_ns,
+	       uint64_t until_ns)
+{
+	struct uet_ep_config c;
+
+	duo_config(&c);
+	if (cc != NULL)
+		c.cc = uet_cc_find(cc);
+	c.loss_detect = UET_LOSS_NACK_RTO;
+	c.rto_ns = rto_ns;
+	if (rto_max_ns != 0)
+		c.rto_max_ns = rto_max_ns;
+	c.probe_rtts = 0;
+	c.max_rto_retx = 100;
+	assert_int_equal(duo_init(d, &c), 0);
+	d->filter = blackhole_filter;
+	blackhole_until_ns = until_ns;
+	first_retx_ns = 0;
+	first_through = UINT32_MAX;
+}
+
+/* A window that a timeout cuts below the flight still in it (dctcp-mprdma
+ * takes the aged bytes off; the flight stays as suspects): the RTO's own
+ * resend goes at once all the same, as TCP's always sends one segment.
+ * Held back, it waited for the suspects to be released, and a verdict
+ * that needs the resend's ACK could not come. */
+static void
+test_rto_resend_beats_the_window(void **state)
+{
+	struct duo d;
+
+	(void)state;
+	blackholed_duo(&d, "dctcp-mprdma", 50000, 0, 40000);
+	assert_int_equal(duo_send(&d, &d.a, 20, 32 * 4096, 0), 0);
+	(void)duo_run(&d, 50500);
+	assert_int_equal(st(&d.a)->rto_events, 1);
+	/* The timer fired at 50 us (the flight left at 0 us) and its resend
+	 * went in the same instant, whatever the window. */
+	assert_true(first_retx_ns >= 50000 && first_retx_ns <= 50500);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 20, 32 * 4096));
+	assert_int_equal(d.a.tx_done_ok, 1);
+	duo_fini(&d);
+}
+
+/* A timeout keeps the rest of its flight as suspects until its resend's
+ * verdict, or two smoothed RTTs; a timer shorter than that (fixed here,
+ * on a path whose round trips are long) fires again first. The resend
+ * waited that timeout too: lost, confirmed by silence, and with it the
+ * timeout, so its suspects are lost, all of them at once, not one per
+ * timeout. */
+static void
+test_suspects_lost_at_next_timeout(void **state)
+{
+	struct duo d;
+	uint64_t lost1;
+
+	(void)state;
+	blackholed_duo(&d, NULL, 30000, 30000, 0);
+	d.wire_ns = 10000;
+	/* A first message teaches the PDC its 20 us round trip. */
+	assert_int_equal(duo_send(&d, &d.a, 21, 4096, 0), 0);
+	assert_true(duo_run(&d, 1000000));
+	d.now = 1000000;
+	blackhole_until_ns = 1200000;
+	assert_int_equal(duo_send(&d, &d.a, 22, 16 * 4096, 0), 0);
+	(void)duo_run(&d, 1000000 + 30000 + 500);
+	assert_int_equal(st(&d.a)->rto_events, 1);
+	lost1 = st(&d.a)->rto_lost_pkts;
+	assert_int_equal(lost1, 1);
+	(void)duo_run(&d, 1000000 + 60000 + 1500);
+	assert_int_equal(st(&d.a)->rto_events, 2);
+	/* Its own resend, and the 15 suspects. */
+	assert_true(st(&d.a)->rto_lost_pkts >= lost1 + 16);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 22, 16 * 4096));
+	assert_int_equal(d.a.tx_done_ok, 2);
+	duo_fini(&d);
+}
+
+/* A window of one packet (dctcp-mprdma after a timeout) and a path that
+ * eats every resend: each timeout sends its resend to the back of the
+ * retransmit queue, which would rotate, one packet per timeout. The
+ * cumulative point goes first all the same (a receiver out of reassembly
+ * slots keeps its last one for it), so it is the first through when the
+ * path comes back. */
+static void
+test_cumulative_point_resent_first(void **state)
+{
+	struct duo d;
+
+	(void)state;
+	blackholed_duo(&d, "dctcp-mprdma", 20000, 20000, 305000);
+	assert_int_equal(duo_send(&d, &d.a, 23, 8 * 4096, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 23, 8 * 4096));
+	assert_true(st(&d.a)->rto_events >= 14);
+	assert_int_equal(first_through, 0);
+	duo_fini(&d);
+}
+
 static uint32_t dup_flag_acks, acks_seen;
 
 static bool
@@ -533,6 +660,9 @@ main(void)
 		cmocka_unit_test(test_spurious_rto_undone),
 		cmocka_unit_test(test_rto_learns_late_round_trips),
 		cmocka_unit_test(test_nack_rto_mode),
+		cmocka_unit_test(test_rto_resend_beats_the_window),
+		cmocka_unit_test(test_suspects_lost_at_next_timeout),
+		cmocka_unit_test(test_cumulative_point_resent_first),
 		cmocka_unit_test(test_dup_flag),
 	};
 
