@@ -20,6 +20,7 @@ PACKAGES=(
 	iproute2                         # network namespaces for testbed tests
 	gnuplot-nox                      # tools/demo.sh: the goodput plot (PNG)
 	python3-matplotlib               # tools/sim/paper_figures.py: the PNGs
+	tshark                           # the tests decode --pcap captures with it
 )
 
 $SUDO apt-get update

@@ -396,7 +396,10 @@ make_ranks(struct app *a, uint32_t my_rank, char *err, size_t errlen)
 	} else if (o->mode == UET_PERF_MODE_LOCAL) {
 		a->nprocs = 1;
 	}
-	return 0;
+	p->proc_rank = o->mode == UET_PERF_MODE_CLIENT ? my_rank : a->proc;
+	for (i = 0, r = 0; r < p->nranks; r++)
+		i += p->local[r];
+	return uet_out_check_pcap(o->pcap, i, err, errlen);
 }
 
 static int
@@ -591,19 +594,7 @@ run_sizes(struct app *a, struct perf_ctx *ctx)
 static void
 expand_rank(const char *path, uint32_t rank, char *out, size_t n)
 {
-	size_t k = 0;
-
-	for (; *path != '\0' && k + 1 < n; path++) {
-		if (path[0] == '%' && path[1] == 'r') {
-			k += (size_t)snprintf(out + k, n - k, "%u", rank);
-			if (k >= n)
-				k = n - 1;
-			path++;
-			continue;
-		}
-		out[k++] = *path;
-	}
-	out[k] = '\0';
+	uet_out_expand(path, UINT32_MAX, rank, out, n);
 }
 
 static int
@@ -701,6 +692,9 @@ main(int argc, char **argv)
 	plan->zero_udp_csum = a.o.zero_udp_csum;
 	plan->frame_mtu = (uint16_t)(UET_ETH_HLEN + uet_perf_ip_mtu_bytes(&a.o));
 	plan->arp_timeout_ns = 5000000000ULL;
+	plan->pcap = a.o.pcap[0] != '\0' ? a.o.pcap : NULL;
+	plan->pcap_count = a.o.pcap_count;
+	plan->pcap_snaplen = a.o.pcap_snaplen;
 	plan->stop = &stop_flag;
 	_Static_assert(UET_PERF_MAX_FAIL_EV * UET_PERF_SET_MAX <= UET_DPDK_MAX_FAIL_RANGES,
 		       "the fail-EV hook must hold every range the options give");

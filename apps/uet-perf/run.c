@@ -11,12 +11,14 @@
 #define _GNU_SOURCE /* sched_getaffinity, pthread_setaffinity_np */
 #include <pthread.h>
 #include <sched.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <rte_common.h>
 #include <rte_launch.h>
@@ -28,6 +30,8 @@
 #include "base/prng.h"
 #include "dpdk/dpdk.h"
 #include "driver/driver.h"
+#include "net/pcapw.h"
+#include "report/output.h"
 #include "run.h"
 #include "uet/err.h"
 
@@ -49,6 +53,8 @@ struct lhost {
 	struct worker *w;
 	uint32_t rank;
 	struct uet_dpdk_host *h;
+	struct uet_pcap *pcap;   /* --pcap: written by w's lcore only */
+	char pcap_path[256];
 };
 
 /* A completion seen before this lcore's t = 0 (a faster peer). */
@@ -415,6 +421,26 @@ out:
 	return rc;
 }
 
+/* --pcap for one endpoint: its own file, timestamps in wall-clock time
+ * (the lcores' clock starts at 0). */
+static int
+open_pcap(struct perf_ctx *c, struct lhost *lh, char *err, size_t errlen)
+{
+	const struct perf_plan *p = c->p;
+	struct timespec ts;
+
+	uet_out_expand(p->pcap, lh->rank, p->proc_rank, lh->pcap_path, sizeof(lh->pcap_path));
+	if (uet_pcap_open(&lh->pcap, lh->pcap_path, p->pcap_snaplen) != 0) {
+		snprintf(err, errlen, "option '--pcap': cannot write %s", lh->pcap_path);
+		return -1;
+	}
+	uet_pcap_set_limit(lh->pcap, p->pcap_count);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uet_pcap_set_time_base(lh->pcap, (uint64_t)ts.tv_sec * 1000000000ULL +
+						 (uint64_t)ts.tv_nsec - uet_dpdk_now_ns(&c->clk));
+	return 0;
+}
+
 static int
 setup_hosts(struct perf_ctx *c, char *err, size_t errlen)
 {
@@ -467,6 +493,10 @@ setup_hosts(struct perf_ctx *c, char *err, size_t errlen)
 		if (p->verify)
 			hc.fill = uet_drv_fill;
 		c->hosts[c->nhosts].rank = r;
+		if (p->pcap != NULL &&
+		    open_pcap(c, &c->hosts[c->nhosts], err, errlen) != 0)
+			return -1;
+		hc.pcap = c->hosts[c->nhosts].pcap;
 		if (uet_dpdk_host_create(&hc, &c->hosts[c->nhosts].h, err, errlen) != 0)
 			return -1;
 		c->host_of_rank[r] = c->nhosts++;
@@ -1173,8 +1203,19 @@ perf_teardown(struct perf_ctx *c)
 	for (k = 0; c->w != NULL && k < c->nw; k++)
 		uet_dpdk_lcore_destroy(c->w[k].lc);
 	uet_dpdk_group_destroy(c->grp);
-	for (i = 0; i < c->nhosts; i++)
+	for (i = 0; i < c->nhosts; i++) {
 		uet_dpdk_host_destroy(c->hosts[i].h);
+		if (c->hosts[i].pcap == NULL)
+			continue;
+		/* tcpdump's habit: what the capture holds, on stderr. */
+		fprintf(stderr, "uet-perf: %s: %" PRIu64 " frames captured", c->hosts[i].pcap_path,
+			uet_pcap_count(c->hosts[i].pcap));
+		if (uet_pcap_skipped(c->hosts[i].pcap) != 0)
+			fprintf(stderr, ", %" PRIu64 " more past --pcap-count not written",
+				uet_pcap_skipped(c->hosts[i].pcap));
+		fputc('\n', stderr);
+		uet_pcap_close(c->hosts[i].pcap);
+	}
 	for (i = 0; i < c->nports; i++)
 		uet_dpdk_port_close(&c->ports[i]);
 	for (k = 0; c->w != NULL && k < c->nw; k++) {

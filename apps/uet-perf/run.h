@@ -85,6 +85,10 @@ struct perf_plan {
 	uint16_t frame_mtu;
 	uint32_t nb_mbufs;
 	uint64_t arp_timeout_ns;
+	const char *pcap;            /* capture path pattern (%e, %r); NULL none */
+	uint64_t pcap_count;         /* frames per file at most */
+	uint32_t pcap_snaplen;
+	uint32_t proc_rank;          /* this process's rank, for %r */
 	volatile int *stop;          /* set by SIGINT/SIGTERM */
 	struct perf_hooks hooks;
 };

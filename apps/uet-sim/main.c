@@ -89,6 +89,17 @@ print_speed(FILE *f, const struct uet_simrun_result *r, uint64_t wall)
 	fflush(f);
 }
 
+/* Members of --pcap-hosts (empty: host 0 alone). */
+static uint32_t
+set_size(const struct uet_perf_set *s)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->r[i].hi - s->r[i].lo + 1;
+	return n ? n : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -112,8 +123,9 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (rc == UET_CONF_OK &&
-	    uet_out_check_paths(o.json[0] ? o.json : NULL, o.csv[0] ? o.csv : NULL, err,
-				sizeof(err)) != 0)
+	    (uet_out_check_paths(o.json[0] ? o.json : NULL, o.csv[0] ? o.csv : NULL, err,
+				 sizeof(err)) != 0 ||
+	     uet_out_check_pcap(o.pcap, set_size(&o.pcap_hosts), err, sizeof(err)) != 0))
 		rc = UET_CONF_EBAD;
 	if (rc != UET_CONF_OK) {
 		fprintf(stderr, "uet-sim: %s\n", err);

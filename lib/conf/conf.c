@@ -411,6 +411,23 @@ static const struct opt opt_table[] = {
 		  "--json target, stdout without one" },
 	{ .lname = "csv", .sec = "output", .key = "csv", .type = T_STR, FLD(csv),
 	  .meta = "PREFIX", .help = "write PREFIX-timeline.csv and PREFIX-flows.csv" },
+	{ .lname = "pcap", .sec = "output", .key = "pcap", .type = T_STR, FLD(pcap),
+	  .meta = "FILE",
+	  .help = "write the frames each endpoint sends and receives to FILE (pcap, "
+		  "nanosecond timestamps, for Wireshark or tshark); uet-perf: %e becomes "
+		  "the endpoint's rank (needed with several endpoints in a process), %r the "
+		  "process's; uet-sim: the hosts of --pcap-hosts, %e the host" },
+	{ .lname = "pcap-count", .sec = "output", .key = "pcap_count",
+	  UINT(pcap_count, 100000, 1, 1ULL << 40), .meta = "N",
+	  .help = "frames written to each capture file at most (the rest are counted)" },
+	{ .lname = "pcap-snaplen", .sec = "output", .key = "pcap_snaplen",
+	  BYTES(pcap_snaplen, 128, 0, 65535), .meta = "BYTES",
+	  .help = "bytes kept of each captured frame; 128 holds every UET header, 0 = whole "
+		  "frames" },
+	{ SIM, .lname = "pcap-hosts", .sec = "output", .key = "pcap_hosts", .type = T_SET,
+	  FLD(pcap_hosts), .min = 0, .max = (1u << 20) - 1, .meta = "LIST", .defdoc = "0",
+	  .help = "hosts whose NIC --pcap captures, e.g. 0-3,17; FILE needs %e for more "
+		  "than one" },
 	{ SIM, .lname = "port-series", .sec = "output", .key = "port_series", .type = T_STR,
 	  FLD(port_series), .meta = "LIST",
 	  .help = "per-port time series of these cables (utilisation, queue, queue peak), in "

@@ -222,6 +222,10 @@ struct uet_perf_opts {
 	char json[UET_PERF_PATH_MAX];        /* "" none, "-" stdout */
 	bool json_stream;
 	char csv[UET_PERF_PATH_MAX];         /* prefix; "" none */
+	char pcap[UET_PERF_PATH_MAX];        /* capture path pattern; "" none */
+	uint64_t pcap_count;                 /* frames per capture file at most */
+	uint32_t pcap_snaplen;               /* bytes kept of a frame; 0 all */
+	struct uet_perf_set pcap_hosts;      /* uet-sim: hosts captured; empty: 0 */
 	char port_series[512];               /* uet-sim: sim_series_parse list */
 	double series_us;
 	uint32_t verbose;

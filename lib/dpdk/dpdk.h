@@ -29,6 +29,7 @@
 #include "uet/uet.h"
 
 struct rte_mempool;
+struct uet_pcap;
 
 #define UET_DPDK_BURST 32
 #define UET_DPDK_MAX_QUEUES 16
@@ -55,6 +56,9 @@ uint64_t uet_dpdk_now_ns(const struct uet_dpdk_clock *c);
  * UET_ERR_* with a reason in err. */
 int uet_dpdk_eal_init(int argc, char **argv, char *err, size_t errlen);
 void uet_dpdk_eal_cleanup(void);
+/* Whether dpdk-pdump can attach: the primary process registered the
+ * capture server (not with --in-memory or --no-shconf). */
+bool uet_dpdk_pdump_ready(void);
 
 /* --- ports --- */
 struct uet_dpdk_port_cfg {
@@ -127,6 +131,11 @@ struct uet_dpdk_host_cfg {
 	void *on_ev_ctx;
 	uet_dpdk_fill_fn fill;    /* optional */
 	void *fill_ctx;
+	struct uet_pcap *pcap;    /* optional: every frame the host sends (as
+				   * framed, before the NIC: an offloaded
+				   * checksum is not filled in yet) and every
+				   * IPv4 frame it receives; owned by the
+				   * caller, written by the host's lcore only */
 };
 
 struct uet_dpdk_host;

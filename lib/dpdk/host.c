@@ -21,6 +21,7 @@
 #include "base/twheel.h"
 #include "dpdk/dpdk.h"
 #include "dpdk/internal.h"
+#include "net/pcapw.h"
 #include "uet/err.h"
 #include "uet/wire.h"
 
@@ -521,6 +522,8 @@ frame_out(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m
 		udp->dgram_cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
 	}
 	h->st.tx_frames++;
+	if (h->cfg.pcap != NULL)
+		uet_pcap_write(h->cfg.pcap, now_ns, f, (uint32_t)len);
 	return true;
 }
 
@@ -660,6 +663,10 @@ rx_ipv4(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m, 
 	struct uet_frame_rx r;
 	struct uet_rx_meta rm;
 	int rc;
+
+	/* As it came: a capture should show the frames we then drop. */
+	if (h->cfg.pcap != NULL)
+		uet_pcap_write(h->cfg.pcap, now_ns, f, m->data_len);
 
 	if (h->port->rx_csum) {
 		uint64_t ip = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;

@@ -11,6 +11,7 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_pdump.h>
 
 #ifdef UET_HAVE_NUMA
 #include <numa.h>
@@ -39,6 +40,8 @@ uet_dpdk_now_ns(const struct uet_dpdk_clock *c)
 	return (uint64_t)(((unsigned __int128)(rte_rdtsc() - c->tsc0) * c->mult) >> 32);
 }
 
+static bool pdump_on; /* rte_pdump_init() succeeded */
+
 int
 uet_dpdk_eal_init(int argc, char **argv, char *err, size_t errlen)
 {
@@ -48,12 +51,31 @@ uet_dpdk_eal_init(int argc, char **argv, char *err, size_t errlen)
 		snprintf(err, errlen, "EAL initialisation failed: %s", rte_strerror(rte_errno));
 		return UET_ERR_INVAL;
 	}
+	/* So that dpdk-pdump (a secondary process) can attach and capture
+	 * our ports. It needs the multi-process channel, which --in-memory
+	 * and --no-shconf turn off: then there is nothing to attach to, and
+	 * --pcap is the capture. */
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
+		pdump_on = rte_pdump_init() == 0;
+		if (!pdump_on)
+			RTE_LOG(INFO, EAL, "dpdk-pdump cannot attach (no multi-process channel: "
+				"--in-memory or --no-shconf); use --pcap\n");
+	}
 	return rc;
+}
+
+bool
+uet_dpdk_pdump_ready(void)
+{
+	return pdump_on;
 }
 
 void
 uet_dpdk_eal_cleanup(void)
 {
+	if (pdump_on)
+		(void)rte_pdump_uninit();
+	pdump_on = false;
 	rte_eal_cleanup();
 }
 

@@ -10,7 +10,7 @@ struct uet_pcap {
 	pcap_t *pd;
 	pcap_dumper_t *dumper;
 	uint32_t snaplen;
-	uint64_t count;
+	uint64_t count, skipped, limit, base_ns;
 };
 
 int
@@ -38,10 +38,27 @@ uet_pcap_open(struct uet_pcap **out, const char *path, uint32_t snaplen)
 }
 
 void
+uet_pcap_set_limit(struct uet_pcap *p, uint64_t max_frames)
+{
+	p->limit = max_frames;
+}
+
+void
+uet_pcap_set_time_base(struct uet_pcap *p, uint64_t base_ns)
+{
+	p->base_ns = base_ns;
+}
+
+void
 uet_pcap_write(struct uet_pcap *p, uint64_t ts_ns, const uint8_t *frame, uint32_t len)
 {
 	struct pcap_pkthdr h;
 
+	if (p->limit != 0 && p->count >= p->limit) {
+		p->skipped++;
+		return;
+	}
+	ts_ns += p->base_ns;
 	/* With nanosecond precision libpcap stores tv_usec as nanoseconds. */
 	h.ts.tv_sec = (time_t)(ts_ns / 1000000000ULL);
 	h.ts.tv_usec = (suseconds_t)(ts_ns % 1000000000ULL);
@@ -55,6 +72,12 @@ uint64_t
 uet_pcap_count(const struct uet_pcap *p)
 {
 	return p->count;
+}
+
+uint64_t
+uet_pcap_skipped(const struct uet_pcap *p)
+{
+	return p->skipped;
 }
 
 void

@@ -74,6 +74,48 @@ uet_out_check_paths(const char *json_path, const char *csv_prefix, char *err, si
 	return 0;
 }
 
+void
+uet_out_expand(const char *pattern, uint32_t e, uint32_t r, char *out, size_t n)
+{
+	size_t k = 0;
+
+	if (n == 0)
+		return;
+	for (; *pattern != '\0' && k + 1 < n; pattern++) {
+		uint32_t v = pattern[0] != '%' ? UINT32_MAX : pattern[1] == 'e' ? e
+							 : pattern[1] == 'r' ? r
+									     : UINT32_MAX;
+
+		if (v != UINT32_MAX) {
+			k += (size_t)snprintf(out + k, n - k, "%u", v);
+			if (k >= n)
+				k = n - 1;
+			pattern++;
+			continue;
+		}
+		out[k++] = *pattern;
+	}
+	out[k] = '\0';
+}
+
+int
+uet_out_check_pcap(const char *pattern, uint32_t n_eps, char *err, size_t errlen)
+{
+	char p[4096];
+
+	if (pattern == NULL || pattern[0] == '\0')
+		return 0;
+	if (n_eps > 1 && strstr(pattern, "%e") == NULL) {
+		snprintf(err, errlen,
+			 "option '--pcap': %.300s would hold %u endpoints' frames; put %%e in it "
+			 "(one file each, %%e = the endpoint)",
+			 pattern, n_eps);
+		return -1;
+	}
+	uet_out_expand(pattern, 0, 0, p, sizeof(p));
+	return check_path("--pcap", p, err, errlen);
+}
+
 int
 uet_out_open(const struct uet_out_cfg *cfg, struct uet_out **out, char *err, size_t errlen)
 {

@@ -44,6 +44,15 @@ struct uet_out;
 int uet_out_check_paths(const char *json_path, const char *csv_prefix, char *err,
 			size_t errlen);
 
+/* pattern with "%e" replaced by e (unless e is UINT32_MAX) and "%r" by r
+ * (unless UINT32_MAX), into out (n bytes, truncated). The per-endpoint
+ * and per-rank names of captures and reports. */
+void uet_out_expand(const char *pattern, uint32_t e, uint32_t r, char *out, size_t n);
+/* Before a run: --pcap's pattern for n_eps local endpoints (hosts) must
+ * name each its own file (%e when n_eps > 1), and the first must be
+ * writable. 0, or -1 with err naming the option. */
+int uet_out_check_pcap(const char *pattern, uint32_t n_eps, char *err, size_t errlen);
+
 int uet_out_open(const struct uet_out_cfg *cfg, struct uet_out **out, char *err,
 		  size_t errlen);
 /* t = 0 of a run (m: this process's measurement, for the stream's start). */

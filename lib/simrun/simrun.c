@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "driver/driver.h"
+#include "net/pcapw.h"
+#include "report/output.h"
 #include "simrun/simrun.h"
 #include "sim/failure.h"
 #include "sim/series.h"
@@ -41,6 +43,15 @@ struct run {
 	uint32_t nfails;
 	struct sim_failure *cm_fails; /* from the .cm file's failure lines */
 	struct sim_series *series;    /* --port-series, or NULL */
+	struct capture *caps;         /* --pcap */
+	uint32_t ncaps;
+};
+
+/* One host's --pcap file. */
+struct capture {
+	uint32_t host;
+	struct uet_pcap *pc;
+	char path[256];
 };
 
 /* The ports (a cable, or a degraded direction) and switches a failure spec
@@ -259,6 +270,63 @@ attach_hosts(struct run *r, const struct uet_ep_config *tmpl, uint64_t *mem, cha
 	}
 	free(cnt);
 	return rc == 0 ? 0 : -1;
+}
+
+/* --- captures --- */
+
+/* --pcap for the hosts of --pcap-hosts (host 0 when empty). */
+static int
+open_captures(struct run *r, char *err, size_t n)
+{
+	const struct uet_perf_set *set = &r->o->pcap_hosts;
+	uint32_t i, h, k = 0, total = 0;
+
+	if (r->o->pcap[0] == '\0')
+		return 0;
+	for (i = 0; i < set->n; i++) {
+		if (set->r[i].hi >= r->nhosts) {
+			snprintf(err, n, "option '--pcap-hosts': host %u, but the fabric has %u hosts "
+				 "(0-%u)", set->r[i].hi, r->nhosts, r->nhosts - 1);
+			return -1;
+		}
+		total += set->r[i].hi - set->r[i].lo + 1;
+	}
+	r->caps = calloc(total ? total : 1, sizeof(*r->caps));
+	if (r->caps == NULL) {
+		snprintf(err, n, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < (set->n ? set->n : 1); i++)
+		for (h = set->n ? set->r[i].lo : 0; h <= (set->n ? set->r[i].hi : 0); h++) {
+			struct capture *c = &r->caps[k];
+
+			c->host = h;
+			uet_out_expand(r->o->pcap, h, UINT32_MAX, c->path, sizeof(c->path));
+			if (uet_pcap_open(&c->pc, c->path, r->o->pcap_snaplen) != 0) {
+				snprintf(err, n, "option '--pcap': cannot write %.200s", c->path);
+				return -1;
+			}
+			r->ncaps = ++k;
+			uet_pcap_set_limit(c->pc, r->o->pcap_count);
+			sim_host_capture(r->s, h, c->pc);
+		}
+	return 0;
+}
+
+/* What each capture holds, for end.fabric.captures. */
+static json_t *
+captures_json(const struct run *r)
+{
+	json_t *a = json_array();
+	uint32_t i;
+
+	for (i = 0; i < r->ncaps; i++)
+		json_array_append_new(a, json_pack("{s:i,s:s,s:I,s:I}", "host", (int)r->caps[i].host,
+						   "path", r->caps[i].path, "frames",
+						   (json_int_t)uet_pcap_count(r->caps[i].pc),
+						   "not_written",
+						   (json_int_t)uet_pcap_skipped(r->caps[i].pc)));
+	return a;
 }
 
 /* --- failures: lib/sim/failure.h parses and applies them --- */
@@ -557,6 +625,9 @@ run_free(struct run *r)
 	}
 	free(r->fails);
 	free(r->cm_fails);
+	for (i = 0; i < r->ncaps; i++)
+		uet_pcap_close(r->caps[i].pc);
+	free(r->caps);
 	sim_series_free(r->series);
 	uet_drv_destroy(r->drv);
 	sim_destroy(r->s);
@@ -796,7 +867,8 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 		goto out;
 	if (o->verify)
 		sim_set_fill(r.s, uet_drv_fill, NULL);
-	if (apply_failures(&r, err, n) != 0 || start_series(&r, err, n) != 0) {
+	if (apply_failures(&r, err, n) != 0 || start_series(&r, err, n) != 0 ||
+	    open_captures(&r, err, n) != 0) {
 		rc = UET_SIMRUN_EBAD;
 		goto out;
 	}
@@ -867,6 +939,8 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 				"sim_mem_bytes", (json_int_t)res->sim_mem_bytes,
 				"ep_mem_bytes", (json_int_t)res->ep_mem_bytes,
 				"ports", port_totals(r.s), "failures", failures_json(&r));
+	if (r.ncaps > 0)
+		json_object_set_new(res->fabric, "captures", captures_json(&r));
 	if (r.series != NULL) {
 		json_object_set_new(res->fabric, "series", series_json(r.series));
 		if (o->csv[0] != '\0' && err[0] == '\0')
