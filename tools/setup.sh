@@ -21,6 +21,7 @@ PACKAGES=(
 	gnuplot-nox                      # tools/demo.sh: the goodput plot (PNG)
 	python3-matplotlib               # tools/sim/paper_figures.py: the PNGs
 	tshark                           # the tests decode --pcap captures with it
+	openmpi-bin                      # the tests start uet-perf with mpirun -np 3
 )
 
 $SUDO apt-get update

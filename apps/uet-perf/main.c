@@ -44,6 +44,9 @@ on_signal(int sig)
 }
 
 /* Everything main keeps across the run. */
+#define EAL_ARGS_MAX 128
+#define EAL_ARG_MAX 512
+
 struct app {
 	struct uet_perf_opts o;
 	struct uet_perf_hosts hosts;
@@ -56,6 +59,9 @@ struct app {
 	uint64_t size;            /* of the run in progress */
 	enum uet_wl_pattern shown; /* the pattern asked for (pairwise pair
 				    * runs as incast) */
+	int eal_argc;              /* the EAL's arguments, launcher's ranks in */
+	char *eal_argv[EAL_ARGS_MAX + 1];
+	char eal_buf[EAL_ARGS_MAX][EAL_ARG_MAX];
 };
 
 /* Processes of a hosts list: ranks sharing a control address share a
@@ -72,6 +78,111 @@ procs_of(const struct uet_perf_hosts *h, uint32_t *proc)
 		proc[r] = j == r ? n++ : proc[j];
 	}
 	return n;
+}
+
+/*
+ * The EAL's arguments, for one of several processes a launcher starts on a
+ * machine: "%l" becomes the launcher's local rank and "%r" the rank (so
+ * one command line gives each process its own device and cores, e.g.
+ * --vdev=net_af_packet0,iface=veth%l -l %l), and each gets its own DPDK
+ * runtime directory (--file-prefix uet-perf-RANK) unless one was chosen or
+ * none is used (--in-memory, --no-shconf): two primaries with one prefix
+ * refuse to start.
+ */
+static int
+eal_args(struct app *a, int argc, char **argv, char *err, size_t errlen)
+{
+	const struct uet_perf_launcher *l = &a->o.launcher;
+	bool own_dir = false;
+	size_t len;
+	int i;
+
+	a->eal_argc = 0;
+	for (i = 0; i < argc && a->eal_argc + 2 < EAL_ARGS_MAX; i++) {
+		const char *s = argv[i];
+		char *d = a->eal_buf[a->eal_argc];
+
+		if (strstr(s, "--file-prefix") == s || strcmp(s, "--in-memory") == 0 ||
+		    strcmp(s, "--no-shconf") == 0)
+			own_dir = true;
+		if (i > 0 && (strstr(s, "%l") != NULL || strstr(s, "%r") != NULL)) {
+			if (!l->present || (strstr(s, "%l") != NULL && l->local_rank == UINT32_MAX)) {
+				snprintf(err, errlen, "EAL argument '%.100s': %%l and %%r are the "
+					 "launcher's local rank and rank, and no launcher gave "
+					 "them (start under mpirun or srun with --hosts)", s);
+				return -1;
+			}
+			len = 0;
+			for (; *s != '\0' && len + 12 < EAL_ARG_MAX; s++) {
+				if (s[0] == '%' && (s[1] == 'l' || s[1] == 'r')) {
+					len += (size_t)snprintf(d + len, EAL_ARG_MAX - len, "%u",
+								s[1] == 'l' ? l->local_rank
+									    : l->rank);
+					s++;
+					continue;
+				}
+				d[len++] = *s;
+			}
+			d[len] = '\0';
+			if (*s != '\0') {
+				snprintf(err, errlen, "EAL argument '%.100s' is too long", argv[i]);
+				return -1;
+			}
+			a->eal_argv[a->eal_argc++] = d;
+			continue;
+		}
+		a->eal_argv[a->eal_argc++] = argv[i];
+	}
+	if (i < argc) {
+		snprintf(err, errlen, "more than %d EAL arguments", EAL_ARGS_MAX - 2);
+		return -1;
+	}
+	if (l->present && !own_dir) {
+		snprintf(a->eal_buf[a->eal_argc], EAL_ARG_MAX, "--file-prefix=uet-perf-%u",
+			 l->rank);
+		a->eal_argv[a->eal_argc] = a->eal_buf[a->eal_argc];
+		a->eal_argc++;
+	}
+	a->eal_argv[a->eal_argc] = NULL;
+	return 0;
+}
+
+/*
+ * Under mpirun/srun, how many processes the launcher started says how the
+ * hosts list's ranks map to them: one process per rank (several on a
+ * machine, each with its own DPDK device: the launcher's rank is the
+ * hosts list's), or one per control address (each running the ranks
+ * there: the launcher's rank numbers the addresses in the order they first
+ * appear). Anything else would leave ranks without a process or two
+ * processes believing they coordinate. proc: per rank, its process (by
+ * control address, procs_of) on entry, as decided on return; *me: a rank
+ * this process runs.
+ */
+static int
+launcher_procs(struct app *a, uint32_t *proc, uint32_t *me, char *err, size_t errlen)
+{
+	const struct uet_perf_launcher *l = &a->o.launcher;
+	uint32_t n = a->hosts.n, r;
+
+	if (!l->present || l->size == 0 || a->nprocs == n)
+		return 0;
+	if (l->size == n) {
+		for (r = 0; r < n; r++)
+			proc[r] = r;
+		a->nprocs = n;
+		return 0;
+	}
+	if (l->size == a->nprocs) {
+		for (r = 0; r < n && proc[r] != l->rank; r++)
+			;
+		*me = r;
+		return 0;
+	}
+	snprintf(err, errlen, "the launcher started %u processes (%s is %u), but %.200s has %u ranks "
+		 "on %u control addresses: start one process per rank (%u) or one per control "
+		 "address (%u)", l->size, l->rank_var, l->rank, a->o.hosts, n, a->nprocs, n,
+		 a->nprocs);
+	return -1;
 }
 
 static int
@@ -388,6 +499,10 @@ make_ranks(struct app *a, uint32_t my_rank, char *err, size_t errlen)
 			return -1;
 		}
 		a->nprocs = procs_of(&a->hosts, proc);
+		if (launcher_procs(a, proc, &me, err, errlen) != 0) {
+			free(proc);
+			return -1;
+		}
 		a->proc = proc[me];
 		for (r = 0; r < p->nranks; r++)
 			p->local[r] = o->local.n > 0 ? uet_perf_set_has(&o->local, r)
@@ -723,7 +838,11 @@ main(int argc, char **argv)
 	snprintf(version, sizeof(version), "uet-perf %s", uet_perf_version());
 
 	perf_save_cpus();
-	rc = uet_dpdk_eal_init(dd < argc ? dd : 1, argv, err, sizeof(err));
+	if (eal_args(&a, dd < argc ? dd : 1, argv, err, sizeof(err)) != 0) {
+		exit_code = bad(err);
+		goto out;
+	}
+	rc = uet_dpdk_eal_init(a.eal_argc, a.eal_argv, err, sizeof(err));
 	if (rc < 0) {
 		exit_code = bad(err);
 		goto out;

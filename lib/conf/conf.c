@@ -2719,6 +2719,63 @@ uet_perf_rank_from_env(char *(*getenv_fn)(const char *name), uint32_t *rank,
 	return 0;
 }
 
+/* The first of vars set: 1 (*v set), 0 (none) or UET_CONF_EBAD. */
+static int
+env_count(char *(*getenv_fn)(const char *name), const char *const *vars, uint32_t lo,
+	  uint32_t hi, uint32_t *v, char *err, size_t errlen)
+{
+	for (; *vars != NULL; vars++) {
+		const char *s = getenv_fn(*vars);
+		uint64_t x;
+
+		if (s == NULL)
+			continue;
+		if (parse_dec(s, hi, &x) < 0 || x < lo)
+			return fail(err, errlen, "environment variable %s='%s': not a count "
+				    "(%u..%u)", *vars, SHOWN(s), lo, hi);
+		*v = (uint32_t)x;
+		return 1;
+	}
+	return 0;
+}
+
+int
+uet_perf_launcher_from_env(char *(*getenv_fn)(const char *name), struct uet_perf_launcher *l,
+			   char *err, size_t errlen)
+{
+	static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+						 "PMIX_RANK", "SLURM_PROCID", NULL };
+	static const char *const size_vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+						 "SLURM_NTASKS", NULL };
+	static const char *const lrank_vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK",
+						  "MPI_LOCALRANKID", "PMI_LOCAL_RANK",
+						  "SLURM_LOCALID", NULL };
+	static const char *const lsize_vars[] = { "OMPI_COMM_WORLD_LOCAL_SIZE",
+						  "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE", NULL };
+	int rc;
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	l->local_rank = UINT32_MAX;
+	rc = uet_perf_rank_from_env(getenv_fn, &l->rank, err, errlen);
+	if (rc <= 0)
+		return rc;
+	l->present = true;
+	for (i = 0; rank_vars[i] != NULL && getenv_fn(rank_vars[i]) == NULL; i++)
+		;
+	l->rank_var = rank_vars[i];
+	if (env_count(getenv_fn, size_vars, 1, UET_PERF_MAX_HOSTS, &l->size, err, errlen) < 0 ||
+	    env_count(getenv_fn, lrank_vars, 0, UET_PERF_MAX_HOSTS - 1, &l->local_rank, err,
+		      errlen) < 0 ||
+	    env_count(getenv_fn, lsize_vars, 1, UET_PERF_MAX_HOSTS, &l->local_size, err,
+		      errlen) < 0)
+		return UET_CONF_EBAD;
+	if (l->size != 0 && l->rank >= l->size)
+		return fail(err, errlen, "environment variable %s=%u, but the launcher started %u "
+			    "processes", l->rank_var, l->rank, l->size);
+	return 1;
+}
+
 int
 uet_perf_opts_resolve_rank(struct uet_perf_opts *o, char *(*getenv_fn)(const char *name),
 			   char *err, size_t errlen)
@@ -2728,7 +2785,9 @@ uet_perf_opts_resolve_rank(struct uet_perf_opts *o, char *(*getenv_fn)(const cha
 	if (o->mode != UET_PERF_MODE_HOSTS || o->rank != UET_PERF_RANK_UNSET ||
 	    o->local.n > 0)
 		return 0;
-	rc = uet_perf_rank_from_env(getenv_fn, &o->rank, err, errlen);
+	rc = uet_perf_launcher_from_env(getenv_fn, &o->launcher, err, errlen);
+	if (rc == 1)
+		o->rank = o->launcher.rank;
 	if (rc == 0)
 		return fail(err, errlen, "option '--rank': no rank: give --rank N or "
 			    "--local LIST, or start under mpirun/srun "

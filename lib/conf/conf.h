@@ -138,6 +138,16 @@ struct uet_perf_exec {
 	char cmd[UET_PERF_CMD_MAX];
 };
 
+/* What a launcher (mpirun, srun, mpiexec) tells each process it starts. */
+struct uet_perf_launcher {
+	bool present;                        /* the rank came from the environment */
+	const char *rank_var;                /* the variable it came from */
+	uint32_t rank;
+	uint32_t size;                       /* processes started; 0 unknown */
+	uint32_t local_rank;                 /* on this machine; UINT32_MAX unknown */
+	uint32_t local_size;                 /* on this machine; 0 unknown */
+};
+
 struct uet_perf_opts {
 	/* Mode [mode] */
 	bool server;
@@ -152,6 +162,9 @@ struct uet_perf_opts {
 	uint32_t n_neighbors;
 	struct uet_perf_neighbor neighbors[UET_PERF_MAX_NEIGHBORS];
 	enum uet_perf_mode mode;             /* derived by the parsers */
+	struct uet_perf_launcher launcher;   /* uet_perf_opts_resolve_rank: what
+					      * mpirun/srun said, if the rank
+					      * came from it */
 
 	/* Workload [workload] */
 	char pattern[UET_PERF_NAME_MAX];
@@ -365,8 +378,20 @@ int uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_conf
 int uet_perf_rank_from_env(char *(*getenv_fn)(const char *name), uint32_t *rank,
 			   char *err, size_t errlen);
 
-/* Hosts mode without --rank or --local: take the rank from the environment;
- * an error if there is none. Other modes: nothing. 0 or UET_CONF_EBAD. */
+/*
+ * The launcher's whole story: the rank as above, and where known the
+ * number of processes (OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS), this
+ * process's rank among those on its machine (OMPI_COMM_WORLD_LOCAL_RANK,
+ * MPI_LOCALRANKID, PMI_LOCAL_RANK, SLURM_LOCALID) and their number
+ * (OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS, PMI_LOCAL_SIZE). Returns 1
+ * (a rank found; l filled), 0 (none) or UET_CONF_EBAD naming the variable.
+ */
+int uet_perf_launcher_from_env(char *(*getenv_fn)(const char *name),
+			       struct uet_perf_launcher *l, char *err, size_t errlen);
+
+/* Hosts mode without --rank or --local: take the rank from the environment
+ * (o->launcher says what the launcher told); an error if there is none.
+ * Other modes: nothing. 0 or UET_CONF_EBAD. */
 int uet_perf_opts_resolve_rank(struct uet_perf_opts *o,
 			       char *(*getenv_fn)(const char *name), char *err,
 			       size_t errlen);

@@ -963,6 +963,70 @@ test_env_rank(void **state)
 	free(o);
 }
 
+/* What a launcher says besides the rank: how many it started, and where
+ * this one stands on its machine (several ranks per host). */
+static void
+test_env_launcher(void **state)
+{
+	static const char *const ompi[] = { "OMPI_COMM_WORLD_RANK", "5",
+					    "OMPI_COMM_WORLD_SIZE", "8",
+					    "OMPI_COMM_WORLD_LOCAL_RANK", "1",
+					    "OMPI_COMM_WORLD_LOCAL_SIZE", "4", NULL };
+	static const char *const slurm[] = { "SLURM_PROCID", "2", "SLURM_NTASKS", "3",
+					     "SLURM_LOCALID", "0", NULL };
+	static const char *const hydra[] = { "PMI_RANK", "1", "PMI_SIZE", "2",
+					     "MPI_LOCALRANKID", "1", "MPI_LOCALNRANKS", "2", NULL };
+	static const char *const outside[] = { "OMPI_COMM_WORLD_RANK", "3",
+					       "OMPI_COMM_WORLD_SIZE", "3", NULL };
+	static const char *const badlocal[] = { "SLURM_PROCID", "0",
+						"SLURM_LOCALID", "one", NULL };
+	static const char *const none[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "1", NULL };
+	struct uet_perf_launcher l;
+	struct uet_perf_opts *o = new_opts();
+
+	(void)state;
+	env_table = ompi;
+	assert_int_equal(uet_perf_launcher_from_env(table_env, &l, err, sizeof(err)), 1);
+	assert_true(l.present);
+	assert_string_equal(l.rank_var, "OMPI_COMM_WORLD_RANK");
+	assert_int_equal(l.rank, 5);
+	assert_int_equal(l.size, 8);
+	assert_int_equal(l.local_rank, 1);
+	assert_int_equal(l.local_size, 4);
+	env_table = slurm;
+	assert_int_equal(uet_perf_launcher_from_env(table_env, &l, err, sizeof(err)), 1);
+	assert_int_equal(l.rank, 2);
+	assert_int_equal(l.size, 3);
+	assert_int_equal(l.local_rank, 0);
+	assert_int_equal(l.local_size, 0); /* srun says no local count here */
+	env_table = hydra;
+	assert_int_equal(uet_perf_launcher_from_env(table_env, &l, err, sizeof(err)), 1);
+	assert_int_equal(l.local_rank, 1);
+	assert_int_equal(l.local_size, 2);
+	env_table = outside;
+	assert_int_equal(uet_perf_launcher_from_env(table_env, &l, err, sizeof(err)),
+			 UET_CONF_EBAD);
+	assert_string_equal(err, "environment variable OMPI_COMM_WORLD_RANK=3, but the launcher "
+				 "started 3 processes");
+	env_table = badlocal;
+	assert_int_equal(uet_perf_launcher_from_env(table_env, &l, err, sizeof(err)),
+			 UET_CONF_EBAD);
+	assert_string_equal(err, "environment variable SLURM_LOCALID='one': not a count "
+				 "(0..1023)");
+	/* a local rank without a rank is no launcher */
+	env_table = none;
+	assert_int_equal(uet_perf_launcher_from_env(table_env, &l, err, sizeof(err)), 0);
+	assert_false(l.present);
+	/* resolve keeps what the launcher said for the run to use */
+	env_table = ompi;
+	assert_int_equal(parse(o, "--hosts", data("hosts4.ini"), NULL), 0);
+	assert_int_equal(uet_perf_opts_resolve_rank(o, table_env, err, sizeof(err)), 0);
+	assert_int_equal(o->rank, 5);
+	assert_true(o->launcher.present);
+	assert_int_equal(o->launcher.local_size, 4);
+	free(o);
+}
+
 static void
 test_hosts(void **state)
 {
@@ -1698,6 +1762,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_ini_errors),
 		cmocka_unit_test(test_parsers),
 		cmocka_unit_test(test_env_rank),
+		cmocka_unit_test(test_env_launcher),
 		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_to_ep_config),
 		cmocka_unit_test(test_hash),

@@ -7,7 +7,10 @@
 #   2. one --server with --clients 2 on a Linux bridge (incast 2:1);
 #   3. a --hosts run of three processes, ranks from OMPI_COMM_WORLD_RANK;
 #   4. the server killed mid-run: the client still reports, exit 1;
-#   5. options that differ between the hosts, named.
+#   5. options that differ between the hosts, named;
+#   6. three ranks on one machine as a launcher starts them (environment,
+#      then a real mpirun -np 3 where OpenMPI is installed), and a process
+#      count that fits the hosts list neither way.
 # Checks every exit code and the JSON reports. Needs root (skipped, exit
 # 77, otherwise); removes everything it created, also on error or Ctrl-C.
 set -euo pipefail
@@ -249,4 +252,98 @@ for r in reps:
 assert reps[0]["end"]["flows"] == reps[1]["end"]["flows"] == reps[2]["end"]["flows"]
 print("ok: 3-process permutation from a hosts list, ranks from OMPI_COMM_WORLD_RANK")
 EOF
-echo "5 passed, 0 failed"
+
+# Several ranks on one machine, as mpirun starts them: one namespace M
+# holds three veths onto the bridge and all three ranks, which share its
+# control address (127.0.0.1). The launcher's environment says three
+# processes for three ranks, so each runs its own rank (not the three a
+# shared control address would put in one process); one command line for
+# all, %l in the EAL arguments picks each one's veth, and each gets its own
+# DPDK runtime directory (two primaries with one --file-prefix refuse to
+# start). Then the same under a real mpirun where OpenMPI is installed.
+NSM="${TAG}m"
+cleanup_m() {
+	ip netns del "$NSM" 2>/dev/null || true
+	rm -rf /var/run/dpdk/uet-perf-0 /var/run/dpdk/uet-perf-1 /var/run/dpdk/uet-perf-2
+}
+trap 'cleanup_m; cleanup_bridge; cleanup' EXIT INT TERM
+ip netns add "$NSM"
+ip -n "$NSM" link set lo up
+# DPDK's af_packet joins a fanout group numbered (pid ^ ifindex) & 0xffff,
+# and one number taken for another interface fails its start: processes
+# started together have nearby pids, so the interfaces get indexes that
+# differ only in bits 14-15.
+for i in 0 1 2; do
+	ip link add "${TAG}m$i" index $(((i + 1) << 14)) type veth peer name "${TAG}q$i"
+	ip link set "${TAG}m$i" netns "$NSM"
+	ip link set "${TAG}q$i" netns "$NSS"
+	ip -n "$NSS" link set "${TAG}q$i" master br0 mtu 9000 up
+	ip -n "$NSM" link set "${TAG}m$i" mtu 9000 up
+done
+cat >"$TMP/local.ini" <<EOF
+[hosts]
+0 = control=127.0.0.1, ip=10.79.0.1, port=0
+1 = control=127.0.0.1, ip=10.79.0.2, port=0
+2 = control=127.0.0.1, ip=10.79.0.3, port=0
+EOF
+MEAL=(--no-huge --no-pci -m 512 --log-level=error -l 0
+      "--vdev=net_af_packet0,iface=${TAG}m%l,framesz=8192,blocksz=8192")
+MAPP=(--hosts "$TMP/local.ini" --pattern permutation --seed 4 --size 256K --iters 2
+      --verify --base-rtt-ns 500000 --control-port 18790)
+pids=()
+for i in 0 1 2; do
+	ip netns exec "$NSM" env OMPI_COMM_WORLD_RANK=$i OMPI_COMM_WORLD_SIZE=3 \
+		OMPI_COMM_WORLD_LOCAL_RANK=$i OMPI_COMM_WORLD_LOCAL_SIZE=3 \
+		timeout 90 "$PERF" "${MEAL[@]}" -- "${MAPP[@]}" --json "$TMP/l%r.json" \
+		>"$TMP/l$i.txt" 2>&1 &
+	pids+=($!)
+done
+fail=0
+for i in 0 1 2; do
+	wait "${pids[$i]}" || { echo "FAIL: local rank $i exit $?"; fail=1; }
+done
+if [ "$fail" -ne 0 ]; then
+	cat "$TMP"/l?.txt
+	exit 1
+fi
+check_local() {
+	python3 - "$1" "$TMP/${2}0.json" "$TMP/${2}1.json" "$TMP/${2}2.json" <<'EOF'
+import json, sys
+reps = [json.load(open(p)) for p in sys.argv[2:]]
+for r in reps:
+    assert r["start"]["test_start"]["processes"] == 3, r["start"]["test_start"]
+    end = r["end"]
+    flows = end["flows"]
+    assert len(flows) == 6 and all(f["status"] == "ok" for f in flows), flows
+    assert end["verify"] == {"checked_msgs": 6, "bad_msgs": 0}, end["verify"]
+assert reps[0]["end"]["flows"] == reps[1]["end"]["flows"] == reps[2]["end"]["flows"]
+print("ok: three ranks on one machine, one process each (%s)" % sys.argv[1])
+EOF
+}
+check_local "launcher environment, %l in the EAL arguments" l
+# Two processes for three ranks on two control addresses... fits; three
+# ranks on two addresses started as two processes of the wrong count does
+# not: named before anything starts, exit 2.
+sed -i 's/^2 = control=127.0.0.1/2 = control=127.0.0.2/' "$TMP/local.ini"
+rc=0
+env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=4 "$PERF" --no-huge -- "${MAPP[@]}" \
+	>"$TMP/lbad.txt" 2>&1 || rc=$?
+if [ "$rc" -ne 2 ] || ! grep -q "the launcher started 4 processes" "$TMP/lbad.txt"; then
+	echo "FAIL: a launcher size that fits no grouping: exit $rc"
+	cat "$TMP/lbad.txt"
+	exit 1
+fi
+echo "ok: a launcher's process count that fits the hosts list neither way is named"
+sed -i 's/^2 = control=127.0.0.2/2 = control=127.0.0.1/' "$TMP/local.ini"
+n=7
+if command -v mpirun >/dev/null; then
+	mpirun --allow-run-as-root --oversubscribe -np 3 \
+		ip netns exec "$NSM" timeout 90 "$PERF" "${MEAL[@]}" -- "${MAPP[@]}" \
+		--json "$TMP/m%r.json" >"$TMP/mpi.txt" 2>&1 ||
+		{ echo "FAIL: mpirun -np 3: exit $?"; cat "$TMP/mpi.txt"; exit 1; }
+	check_local "mpirun -np 3" m
+	n=8
+else
+	echo "SKIP: mpirun -np 3: OpenMPI is not installed (apt-get install openmpi-bin)"
+fi
+echo "$n passed, 0 failed"
