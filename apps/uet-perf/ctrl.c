@@ -349,9 +349,12 @@ ctrl_allgather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, siz
 		all = recv_msg(c->fds[0], deadline);
 		if (all == NULL || !json_is_array(all) || json_array_size(all) != c->nranks) {
 			json_decref(all);
-			snprintf(err, errlen, "control channel: %s",
-				 stopped ? "interrupted (SIGINT/SIGTERM) waiting for rank 0"
-					 : "no answer from rank 0 in time");
+			if (stopped)
+				snprintf(err, errlen, "control channel: interrupted (SIGINT/SIGTERM) "
+					 "waiting for rank 0");
+			else
+				snprintf(err, errlen, "control channel: no answer from rank 0 within "
+					 "%.1f s", timeout_ms / 1e3);
 			return NULL;
 		}
 		return all;
@@ -368,8 +371,8 @@ ctrl_allgather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, siz
 				snprintf(err, errlen, "control channel: interrupted (SIGINT/SIGTERM) "
 					 "waiting for rank %u", r);
 			else
-				snprintf(err, errlen, "control channel: rank %u did not report in "
-					 "time", r);
+				snprintf(err, errlen, "control channel: rank %u did not report "
+					 "within %.1f s", r, timeout_ms / 1e3);
 			json_decref(all);
 			return NULL;
 		}

@@ -32,7 +32,6 @@
 #include "uet/err.h"
 
 #define CTRL_TIMEOUT_MS 60000
-#define RESULT_TIMEOUT_MS 600000
 
 static volatile int stop_flag;
 
@@ -185,13 +184,20 @@ launcher_procs(struct app *a, uint32_t *proc, uint32_t *me, char *err, size_t er
 	return -1;
 }
 
+/* How long a run's barriers and its result gather wait for the others. */
+static uint32_t
+barrier_ms(const struct app *a)
+{
+	return (uint32_t)(a->o.barrier_timeout_s * 1000);
+}
+
 static int
 allgather_ready(void *ctx, const char *what, char *err, size_t errlen)
 {
 	struct app *a = ctx;
 	json_t *mine = json_pack("{s:s}", "step", what), *all;
 
-	all = ctrl_allgather(a->ctrl, mine, RESULT_TIMEOUT_MS, err, errlen);
+	all = ctrl_allgather(a->ctrl, mine, barrier_ms(a), err, errlen);
 	json_decref(mine);
 	if (all == NULL)
 		return -1;
@@ -617,7 +623,7 @@ gather(struct app *a, const struct perf_result *res, uint64_t *end_ns, char *err
 	struct uet_ep_stats sum;
 	size_t j;
 
-	all = ctrl_allgather(a->ctrl, mine, RESULT_TIMEOUT_MS, err, errlen);
+	all = ctrl_allgather(a->ctrl, mine, barrier_ms(a), err, errlen);
 	json_decref(mine);
 	if (all == NULL)
 		return NULL;

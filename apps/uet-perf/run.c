@@ -762,8 +762,7 @@ worker_step(struct worker *w)
 		worker_end(w);
 		return;
 	}
-	if ((!p->repeat && uet_drv_done(w->drv)) ||
-	    (p->repeat && rel(c, w->now) >= p->duration_ns)) {
+	if (uet_drv_done(w->drv) || (p->repeat && rel(c, w->now) >= p->duration_ns)) {
 		if (closing(w))
 			return;
 		worker_end(w);

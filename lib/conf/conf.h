@@ -176,6 +176,7 @@ struct uet_perf_opts {
 	uint64_t iters;
 	double duration_s;                   /* 0: run iters */
 	double stall_timeout_s;              /* 0: no stall detection */
+	double barrier_timeout_s;            /* the other processes, at a run's end */
 	uint32_t streams;
 	uint64_t seed;
 	uint32_t fanin;                      /* 0: every other rank */

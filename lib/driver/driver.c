@@ -24,6 +24,12 @@ struct uet_drv {
 	bool running;
 	uint8_t *flow_bad;           /* verify: a byte of the flow differed */
 	uint32_t *seq;               /* streams: next message of each flow */
+	uint8_t *ended;              /* streams: a message failed, the stream
+				      * stopped */
+	uint32_t live;               /* streams: local ones not ended */
+	uint32_t remote_in;          /* streams: into a local rank from a rank
+				      * driven elsewhere (only the duration
+				      * ends those) */
 	struct fifo *pend;           /* iterations: per source rank */
 	struct fifo needy;           /* streams: flows owed a message */
 	uint32_t npend;              /* flows waiting in pend queues */
@@ -84,8 +90,14 @@ uet_drv_create(const struct uet_drv_cfg *c, struct uet_drv **out)
 		goto oom;
 	if (c->repeat) {
 		d->seq = calloc(n, sizeof(uint32_t));
-		if (d->seq == NULL)
+		d->ended = calloc(n, 1);
+		if (d->seq == NULL || d->ended == NULL)
 			goto oom;
+		for (n = 0; n < c->wl->nflows; n++) {
+			const struct uet_wl_flow *f = &c->wl->flows[n];
+
+			d->remote_in += !c->local[f->src] && c->local[f->dst];
+		}
 	} else {
 		int rc = uet_wl_run_create(c->wl, c->local, &d->wr);
 
@@ -115,6 +127,7 @@ uet_drv_destroy(struct uet_drv *d)
 	free(d->needy.v);
 	free(d->flow_bad);
 	free(d->seq);
+	free(d->ended);
 	free(d);
 }
 
@@ -129,10 +142,13 @@ uet_drv_begin(struct uet_drv *d, struct uet_meas *m, uint64_t t0_ns)
 	if (!d->cfg.repeat)
 		return;
 	/* Every local stream starts with `parallel` messages owed. */
+	d->live = 0;
 	for (i = 0; i < d->wl->nflows; i++)
-		if (d->cfg.local[d->wl->flows[i].src])
+		if (d->cfg.local[d->wl->flows[i].src]) {
+			d->live++;
 			for (k = 0; k < par; k++)
 				(void)fifo_push(&d->needy, i);
+		}
 }
 
 void
@@ -223,7 +239,13 @@ feed_streams(struct uet_drv *d, uint64_t now_ns)
 {
 	while (d->needy.n > 0) {
 		uint32_t f = fifo_peek(&d->needy);
-		int rc = send_msg(d, f, (uint64_t)d->seq[f] << 32 | f, now_ns);
+		int rc;
+
+		if (d->ended[f]) {
+			fifo_pop(&d->needy);
+			continue;
+		}
+		rc = send_msg(d, f, (uint64_t)d->seq[f] << 32 | f, now_ns);
 
 		if (rc == UET_ERR_NOBUFS)
 			break; /* no message slot: after the next completion */
@@ -260,6 +282,9 @@ uet_drv_next_ns(const struct uet_drv *d)
 bool
 uet_drv_done(const struct uet_drv *d)
 {
+	if (d->cfg.repeat)
+		return d->running && d->live == 0 && d->remote_in == 0 && d->ended != NULL &&
+		       d->st.streams_ended > 0;
 	return d->wr != NULL && uet_wl_run_done(d->wr);
 }
 
@@ -327,6 +352,19 @@ uet_drv_tx_done(struct uet_drv *d, const struct uet_tx_done *x, uint64_t now_ns)
 	if (d->cfg.repeat) {
 		(void)uet_meas_msg_acked(d->meas, (uint32_t)flow, x->submit_ns, x->done_ns,
 					 x->status);
+		if (d->ended[flow])
+			return;
+		if (x->status != 0) {
+			/* The PDC gave up on its peer (retry limit) or the
+			 * endpoint refused: the stream ends there, as a
+			 * connection in error does, instead of opening PDC
+			 * after PDC into a peer that is gone until the
+			 * duration runs out. */
+			d->ended[flow] = 1;
+			d->live--;
+			d->st.streams_ended++;
+			return;
+		}
 		if (fifo_push(&d->needy, (uint32_t)flow) != 0)
 			d->st.send_errors++;
 		return;

@@ -16,7 +16,9 @@
  *   local flow completed (or failed);
  * - streams (repeat): every flow is a stream of messages of its size,
  *   tag = sequence << 32 | flow id, with `parallel` in flight, until the
- *   caller stops the driver.
+ *   caller stops the driver; a message that fails (its PDC gave up after
+ *   the retry limit) ends its stream, and when every local stream ended
+ *   and no stream from elsewhere comes in, the driver is done.
  * A message refused for lack of endpoint resources (UET_ERR_NOBUFS) waits
  * in its source rank's queue and goes first at the next step.
  */
@@ -56,6 +58,7 @@ struct uet_drv_stats {
 	uint64_t rx_bytes;
 	uint64_t verify_checked, verify_bad; /* messages */
 	uint64_t send_errors;          /* sends refused for good */
+	uint64_t streams_ended;        /* streams stopped by a failed message */
 };
 
 struct uet_drv;
@@ -78,7 +81,9 @@ void uet_drv_step(struct uet_drv *d, uint64_t now_ns);
  * (a refused send, a flow ready), a flow's start time, or UINT64_MAX
  * until a completion. */
 uint64_t uet_drv_next_ns(const struct uet_drv *d);
-/* Iterations: every local flow completed at its local ends. */
+/* Iterations: every local flow completed at its local ends. Streams:
+ * every local stream ended by a failure and none comes in from a rank
+ * driven elsewhere (those end with the duration). */
 bool uet_drv_done(const struct uet_drv *d);
 const struct uet_drv_stats *uet_drv_stats(const struct uet_drv *d);
 

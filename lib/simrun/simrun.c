@@ -91,7 +91,8 @@ after_event(struct run *r)
 	uint64_t now = sim_now_ns(r->s);
 
 	uet_drv_step(r->drv, now);
-	if (!r->repeat && !r->done && uet_drv_done(r->drv)) {
+	/* Streams are done early only when every one of them failed. */
+	if (!r->done && uet_drv_done(r->drv)) {
 		r->done = true;
 		r->end_ns = now;
 		uet_drv_stop(r->drv);

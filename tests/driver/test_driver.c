@@ -201,6 +201,76 @@ test_streams(void **state)
 	uet_wl_free(wl);
 }
 
+/* A stream whose message fails (its PDC gave up) ends: nothing more is
+ * sent for it, its other messages' failures change nothing, and once
+ * every local stream ended the driver is done; a stream coming in from a
+ * rank driven elsewhere keeps it running (only the duration ends it). */
+static void
+test_stream_ends_on_failure(void **state)
+{
+	struct uet_wl *wl = build(UET_WL_PERMUTATION, 4, 500, 1, 0);
+	bool local[4] = { true, true, true, true };
+	struct uet_drv_cfg c = { .wl = wl, .local = local, .send = fake_send, .repeat = true,
+				 .parallel = 2 };
+	struct uet_meas *m = meas_of(wl, local, true);
+	uint32_t i, n0, failed_flow;
+	struct fake k;
+	struct uet_drv *d;
+
+	(void)state;
+	memset(&k, 0, sizeof(k));
+	c.ctx = &k;
+	assert_int_equal(uet_drv_create(&c, &d), 0);
+	uet_drv_begin(d, m, T0);
+	uet_drv_step(d, T0);
+	assert_int_equal(k.n, 8);
+	/* Stream of the first message fails: one failure, then its second
+	 * message fails too (the same PDC); neither is replaced. */
+	failed_flow = (uint32_t)(k.tag[0] & UET_DRV_FLOW_MASK);
+	for (i = 0; i < 8; i++)
+		if ((k.tag[i] & UET_DRV_FLOW_MASK) == failed_flow)
+			ack(d, k.tag[i], T0 + 100, UET_ERR_TIMEOUT);
+	n0 = k.n;
+	uet_drv_step(d, T0 + 101);
+	assert_int_equal(k.n, n0);
+	assert_int_equal(uet_drv_stats(d)->streams_ended, 1);
+	assert_false(uet_drv_done(d));
+	/* The others: one succeeds (refilled), then all fail. */
+	for (i = 0; i < 8; i++)
+		if ((k.tag[i] & UET_DRV_FLOW_MASK) != failed_flow) {
+			ack(d, k.tag[i], T0 + 200, 0);
+			break;
+		}
+	uet_drv_step(d, T0 + 201);
+	assert_int_equal(k.n, n0 + 1);
+	for (i = 0; i < k.n; i++)
+		if ((k.tag[i] & UET_DRV_FLOW_MASK) != failed_flow)
+			ack(d, k.tag[i], T0 + 300, UET_ERR_TIMEOUT);
+	uet_drv_step(d, T0 + 301);
+	assert_int_equal(k.n, n0 + 1);
+	assert_int_equal(uet_drv_stats(d)->streams_ended, 4);
+	assert_true(uet_drv_done(d));
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+
+	/* Rank 3 driven elsewhere: its stream into a local rank may still
+	 * come when every local one has ended. */
+	local[3] = false;
+	m = meas_of(wl, local, true);
+	memset(&k, 0, sizeof(k));
+	assert_int_equal(uet_drv_create(&c, &d), 0);
+	uet_drv_begin(d, m, T0);
+	uet_drv_step(d, T0);
+	assert_int_equal(k.n, 6);
+	for (i = 0; i < k.n; i++)
+		ack(d, k.tag[i], T0 + 100, UET_ERR_TIMEOUT);
+	assert_int_equal(uet_drv_stats(d)->streams_ended, 3);
+	assert_false(uet_drv_done(d));
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+	uet_wl_free(wl);
+}
+
 /* A failed send completes the flow as failed; a receiver driven here is
  * released at once, one driven elsewhere is handed to gave_up; a send the
  * endpoint refuses outright fails the flow without waiting. */
@@ -331,6 +401,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_iterations_and_retry),
 		cmocka_unit_test(test_streams),
+		cmocka_unit_test(test_stream_ends_on_failure),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_verify),
 	};

@@ -414,6 +414,19 @@ def case_all_dead(exe, tmp):
     assert end["duration_ns"] < 10e9, end["duration_ns"]
     assert not any(e["kind"] == "stalled" for e in end["events"]), end["events"]
     assert end["transport"]["pdcs_failed"] >= 1, end["transport"]
+    # The same in a duration run: the stream ends when its PDC gives up,
+    # and with every local stream ended the run ends (exit 1), not 20 s
+    # later, and not with PDC after PDC opened into the dead paths.
+    t0 = time.time()
+    rep, _ = run(exe, endpoints(2) + ["--pattern", "pair", "--size", "64K", "--duration", "20",
+                                      "--ev-count", "16", "--fail-ev-at", "0:49152-49167",
+                                      "--base-rtt-ns", "100000"],
+                 tmp, "alldead_d", expect_rc=1)
+    end = need(rep, "end")
+    assert time.time() - t0 < 10 and end["duration_ns"] < 5e9, end["duration_ns"]
+    assert end["flow_counts"]["failed"] == 1, end["flow_counts"]
+    assert end["transport"]["pdcs_failed"] == 1, end["transport"]
+    assert end["transport"]["pdcs_opened"] == 1, end["transport"]
 
 
 def case_pcap(exe, tmp):

@@ -6,7 +6,8 @@
 #   1. a --server and a --client on a veth pair;
 #   2. one --server with --clients 2 on a Linux bridge (incast 2:1);
 #   3. a --hosts run of three processes, ranks from OMPI_COMM_WORLD_RANK;
-#   4. the server killed mid-run: the client still reports, exit 1;
+#   4. the server killed mid-run: the client still reports, exit 1; the
+#      server frozen: the same within --barrier-timeout;
 #   5. options that differ between the hosts, named;
 #   6. three ranks on one machine as a launcher starts them (environment,
 #      then a real mpirun -np 3 where OpenMPI is installed), and a process
@@ -120,6 +121,48 @@ assert "control channel" in r["error"], r.get("error")
 end = r["end"]
 assert end["bytes_tx"] > 0 and end["flows"], end
 print("ok: the server killed mid-run: the client reported what it measured and exited 1")
+EOF2
+
+# A frozen peer (SIGSTOP: its sockets stay open, nothing answers): the
+# client's stream ends when its PDC gives up, which ends its run, and the
+# end-of-run barrier waits only --barrier-timeout for the server before
+# the client reports alone and exits 1.
+APP=(--pattern pair --size 64K --duration 30 --base-rtt-ns 200000)
+ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
+	--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
+	--server --endpoint port=0,ip=10.77.0.1 "${APP[@]}" >"$TMP/fserver.txt" 2>&1 &
+SRV_PID=$!
+t0=$(date +%s)
+ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
+	--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
+	--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 "${APP[@]}" --barrier-timeout 3 \
+	--json "$TMP/fclient.json" >"$TMP/fclient.txt" 2>&1 &
+CLI_PID=$!
+sleep 1.5
+pkill -STOP -f -- "--file-prefix ${TAG}a" || true
+rc=0
+wait "$CLI_PID" || rc=$?
+took=$(($(date +%s) - t0))
+pkill -CONT -f -- "--file-prefix ${TAG}a" || true
+pkill -TERM -f -- "--file-prefix ${TAG}a" || true
+wait "$SRV_PID" 2>/dev/null || true
+SRV_PID=""
+if [ "$rc" -ne 1 ] || [ "$took" -gt 15 ] ||
+	! grep -q "no answer from rank 0 within 3.0 s" "$TMP/fclient.txt"; then
+	echo "FAIL: frozen peer: client exit $rc (want 1) after $took s"
+	cat "$TMP/fclient.txt"
+	exit 1
+fi
+python3 - "$TMP/fclient.json" <<'EOF2'
+import json, sys
+r = json.load(open(sys.argv[1]))
+end = r["end"]
+assert end["flow_counts"]["failed"] == 1, end["flow_counts"]
+assert end["transport"]["pdcs_failed"] == 1 and end["transport"]["pdcs_opened"] == 1, \
+    end["transport"]
+assert end["duration_ns"] < 10e9, end["duration_ns"]
+print("ok: a frozen server: the client's stream ended at its PDC's retry limit, it waited "
+      "--barrier-timeout 3 s at the end, reported alone and exited 1")
 EOF2
 
 # Options that differ between the hosts: named, not hashed.
@@ -335,14 +378,14 @@ if [ "$rc" -ne 2 ] || ! grep -q "the launcher started 4 processes" "$TMP/lbad.tx
 fi
 echo "ok: a launcher's process count that fits the hosts list neither way is named"
 sed -i 's/^2 = control=127.0.0.2/2 = control=127.0.0.1/' "$TMP/local.ini"
-n=7
+n=8
 if command -v mpirun >/dev/null; then
 	mpirun --allow-run-as-root --oversubscribe -np 3 \
 		ip netns exec "$NSM" timeout 90 "$PERF" "${MEAL[@]}" -- "${MAPP[@]}" \
 		--json "$TMP/m%r.json" >"$TMP/mpi.txt" 2>&1 ||
 		{ echo "FAIL: mpirun -np 3: exit $?"; cat "$TMP/mpi.txt"; exit 1; }
 	check_local "mpirun -np 3" m
-	n=8
+	n=9
 else
 	echo "SKIP: mpirun -np 3: OpenMPI is not installed (apt-get install openmpi-bin)"
 fi
