@@ -39,6 +39,7 @@ struct ctrl {
 	uint32_t rank, nranks;
 	int *fds; /* rank 0: fds[r] for peer r (fds[0] unused); others: fds[0] */
 	int lfd;
+	uint32_t timeout_ms; /* of the opening, for its messages */
 };
 
 static uint64_t
@@ -174,8 +175,8 @@ open_coordinator(struct ctrl *c, uint16_t port, uint64_t deadline, char *err, si
 		int fd;
 
 		if (wait_fd(c->lfd, POLLIN, deadline) <= 0) {
-			snprintf(err, errlen, "control channel: %u of %u ranks joined before the "
-				 "timeout", joined, c->nranks);
+			snprintf(err, errlen, "control channel: %u of %u ranks joined within "
+				 "%.1f s", joined, c->nranks, c->timeout_ms / 1e3);
 			return -1;
 		}
 		fd = accept(c->lfd, NULL, NULL);
@@ -235,8 +236,8 @@ open_peer(struct ctrl *c, const char *ip, uint16_t port, uint64_t deadline, char
 		if (fd >= 0)
 			close(fd);
 		if (left_ms(deadline) == 0) {
-			snprintf(err, errlen, "control channel: cannot reach rank 0 at %s:%u: %s",
-				 ip, port, strerror(errno));
+			snprintf(err, errlen, "control channel: cannot reach rank 0 at %s:%u "
+				 "within %.1f s: %s", ip, port, c->timeout_ms / 1e3, strerror(errno));
 			return -1;
 		}
 		usleep(50000);
@@ -294,6 +295,7 @@ ctrl_open(uint32_t rank, uint32_t nranks, const char *coord_ip, uint16_t port,
 	c->lfd = -1;
 	c->rank = rank;
 	c->nranks = nranks;
+	c->timeout_ms = timeout_ms;
 	rc = rank == 0 ? open_coordinator(c, port, deadline, err, errlen)
 		       : open_peer(c, coord_ip, port, deadline, err, errlen);
 	if (rc != 0) {

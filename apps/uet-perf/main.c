@@ -31,7 +31,6 @@
 #include "run.h"
 #include "uet/err.h"
 
-#define CTRL_TIMEOUT_MS 60000
 
 static volatile int stop_flag;
 
@@ -308,7 +307,7 @@ hello(struct app *a, char *err, size_t errlen)
 	(void)uet_perf_opts_sym_text(&a->o, opts, need);
 	mine = json_pack("{s:s, s:s, s:i, s:o, s:s}", "version", uet_perf_version(), "hash",
 			 hash, "proc", (int)a->proc, "ranks", ranks, "options", opts);
-	all = ctrl_allgather(a->ctrl, mine, CTRL_TIMEOUT_MS, err, errlen);
+	all = ctrl_allgather(a->ctrl, mine, barrier_ms(a), err, errlen);
 	json_decref(mine);
 	if (all == NULL) {
 		free(opts);
@@ -421,11 +420,49 @@ global_meas(const struct uet_wl *wl, const struct uet_meas_config *lc, struct ue
 	return rc;
 }
 
+/* path with every "%r" replaced by rank. */
+static void
+expand_rank(const char *path, uint32_t rank, char *out, size_t n)
+{
+	uet_out_expand(path, UINT32_MAX, rank, out, n);
+}
+
 static int
 bad(const char *msg)
 {
 	fprintf(stderr, "uet-perf: %s\n", msg);
 	return UET_CONF_EXIT_USAGE;
+}
+
+/*
+ * The run could not start (ports, the control channel, a peer that never
+ * came, neighbours that never answered): say why, and where a JSON report
+ * was asked for, write one that says it (iperf3's shape: start, empty
+ * intervals and end, error) so that scripts reading it see the failure,
+ * not a missing or stale file.
+ */
+static void
+no_run(const struct app *a, const char *version, const char *why)
+{
+	char path[UET_PERF_PATH_MAX];
+	json_t *rep;
+
+	fprintf(stderr, "uet-perf: %s\n", why);
+	expand_rank(a->o.json, a->proc, path, sizeof(path));
+	if (path[0] == '\0' || (a->o.mode == UET_PERF_MODE_HOSTS && a->nprocs > 1 &&
+				 a->proc != 0 && strstr(a->o.json, "%r") == NULL))
+		return;
+	rep = json_pack("{s:{s:s,s:i},s:[],s:{},s:s}", "start", "version", version, "rank",
+			(int)a->proc, "intervals", "end", "error", why);
+	if (rep == NULL)
+		return;
+	if (strcmp(path, "-") == 0) {
+		json_dumpf(rep, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else if (json_dump_file(rep, path, JSON_INDENT(2)) != 0) {
+		fprintf(stderr, "uet-perf: cannot write %s\n", path);
+	}
+	json_decref(rep);
 }
 
 /* Ranks, local set and endpoint addresses from the mode (for a pairwise
@@ -711,13 +748,6 @@ run_sizes(struct app *a, struct perf_ctx *ctx)
 	return exit_code;
 }
 
-/* path with every "%r" replaced by rank. */
-static void
-expand_rank(const char *path, uint32_t rank, char *out, size_t n)
-{
-	uet_out_expand(path, UINT32_MAX, rank, out, n);
-}
-
 static int
 app_args(int argc, char **argv, int *dd, struct app *a, char *err, size_t errlen)
 {
@@ -864,7 +894,7 @@ main(int argc, char **argv)
 	 * then sure to find our ports up (net_memif's server side must start
 	 * first). */
 	if (a.o.mode != UET_PERF_MODE_CLIENT && perf_setup(plan, &ctx, err, sizeof(err)) != 0) {
-		fprintf(stderr, "uet-perf: %s\n", err);
+		no_run(&a, version, err);
 		goto eal;
 	}
 	/* The control channel: rank 0's process listens, the others join. */
@@ -881,9 +911,9 @@ main(int argc, char **argv)
 			n = a.nprocs;
 			uet_ip_str(a.hosts.h[0].control_ip, coord);
 		}
-		if (ctrl_open(me, n, coord, a.o.control_port, CTRL_TIMEOUT_MS, &a.ctrl, err,
+		if (ctrl_open(me, n, coord, a.o.control_port, barrier_ms(&a), &a.ctrl, err,
 			      sizeof(err)) != 0) {
-			fprintf(stderr, "uet-perf: %s\n", err);
+			no_run(&a, version, err);
 			goto teardown;
 		}
 		if (a.o.mode == UET_PERF_MODE_CLIENT || a.o.mode == UET_PERF_MODE_SERVER) {
@@ -899,7 +929,7 @@ main(int argc, char **argv)
 			goto teardown;
 		}
 		if (hello(&a, err, sizeof(err)) != 0) {
-			fprintf(stderr, "uet-perf: %s\n", err);
+			no_run(&a, version, err);
 			goto teardown;
 		}
 		plan->hooks.barrier = hook_barrier;
@@ -909,11 +939,11 @@ main(int argc, char **argv)
 	plan->hooks.started = hook_started;
 	plan->hooks.interval = hook_interval;
 	if (ctx == NULL && perf_setup(plan, &ctx, err, sizeof(err)) != 0) {
-		fprintf(stderr, "uet-perf: %s\n", err);
+		no_run(&a, version, err);
 		goto eal;
 	}
 	if (perf_connect(ctx, err, sizeof(err)) != 0) {
-		fprintf(stderr, "uet-perf: %s\n", err);
+		no_run(&a, version, err);
 		goto teardown;
 	}
 	ts = test_start_json(&a);

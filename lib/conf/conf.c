@@ -204,10 +204,10 @@ static const struct opt opt_table[] = {
 		  "wait forever" },
 	{ PERF, .lname = "barrier-timeout", .sec = "workload", .key = "barrier_timeout_s",
 	  DBL(barrier_timeout_s, 60, 1, 86400), .meta = "SEC",
-	  .help = "in a run of several processes, wait at most SEC for the others when a "
-		  "run ends (a peer frozen or cut off): then report this process's own "
-		  "measurement and exit 1; raise it for workloads whose processes finish far "
-		  "apart" },
+	  .help = "in a run of several processes, wait at most SEC for the others: to join "
+		  "at the start, and when a run ends (a peer frozen or cut off: then report "
+		  "this process's own measurement and exit 1); raise it for workloads whose "
+		  "processes finish far apart" },
 	{ .lname = "duration", .sname = 'D', .sec = "workload", .key = "duration_s",
 	  DBL(duration_s, 0, 0.000001, 604800), .flags = F_SYM, .meta = "SEC",
 	  .defdoc = "0 (use --iters)",

@@ -481,13 +481,36 @@ def case_pcap(exe, tmp):
               "option '--pcap'", tmp)
 
 
+def case_no_peer(exe, tmp):
+    # A hosts run whose other process never comes: rank 0 waits
+    # --barrier-timeout for it to join, then exits 1, and the JSON it was
+    # asked for says why (iperf3's shape: start, intervals, end, error).
+    hosts = os.path.join(tmp, "h2.ini")
+    with open(hosts, "w") as f:
+        f.write("[hosts]\n0 = control=127.0.0.1, ip=10.0.0.1, port=0\n"
+                "1 = control=127.0.0.2, ip=10.0.0.2, port=0\n")
+    out = os.path.join(tmp, "nopeer.json")
+    t0 = time.time()
+    p = subprocess.run([exe] + EAL + ["--", "--hosts", hosts, "--rank", "0",
+                                      "--barrier-timeout", "2", "--control-port", "18797",
+                                      "--json", out], capture_output=True, text=True,
+                       timeout=60)
+    took = time.time() - t0
+    assert p.returncode == 1 and 1.5 < took < 20, (p.returncode, took, p.stderr)
+    assert "1 of 2 ranks joined within 2.0 s" in p.stderr, p.stderr
+    rep = json.load(open(out))
+    assert rep["error"] == "control channel: 1 of 2 ranks joined within 2.0 s", rep
+    assert rep["start"]["version"].startswith("uet-perf ") and rep["intervals"] == [], rep
+
+
 CASES = {"pair": case_pair, "bad_input": case_bad_input, "telemetry": case_telemetry,
          "sigint": case_sigint, "permutation": case_permutation, "incast": case_incast,
          "allreduce": case_allreduce, "duration": case_duration,
          "two_lcores": case_two_lcores, "sweep": case_sweep,
          "collective_sweep": case_collective_sweep, "json_stream": case_json_stream,
          "csv_exec": case_csv_exec, "fail_ev": case_fail_ev, "pdc_close": case_pdc_close,
-         "many_streams": case_many_streams, "all_dead": case_all_dead, "pcap": case_pcap}
+         "many_streams": case_many_streams, "all_dead": case_all_dead, "pcap": case_pcap,
+         "no_peer": case_no_peer}
 
 
 if __name__ == "__main__":
