@@ -267,7 +267,10 @@ static const struct opt opt_table[] = {
 	{ .lname = "pdc-target-idle-ns", .sec = "transport", .key = "pdc_target_idle_ns",
 	  UINT(pdc_target_idle_ns, 0, 0, NS_MAX), .meta = "NS", .defdoc = "0 (never)",
 	  .help = "a target drops a PDC whose initiator went silent this long without "
-		  "closing it, with its partial messages" },
+		  "closing it, with its partial messages (then keeps it in quarantine: "
+		  "what it had received is re-ACKed, the rest refused); longer than the "
+		  "initiators' --pdc-idle-close-ns and than their retries through a "
+		  "failure, or a live initiator's messages fail" },
 	{ .lname = "ack-carry-evs", .sec = "transport", .key = "ack_carry_evs",
 	  .type = T_BOOL, FLD(ack_carry_evs), .flags = F_SYM,
 	  .help = "a coalesced ACK carries the EVs of the unmarked packets it covers, which "

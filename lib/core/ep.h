@@ -192,6 +192,8 @@ struct pdc_rx {
 			      * packets usually belong to one message */
 	uint32_t close_psn;
 	uint8_t close_seen;
+	uint8_t aborted;     /* quarantined after the initiator went silent:
+			      * what it had half sent was dropped */
 	uint8_t ar_pending;  /* an AR arrived while PSNs were missing: ACK when
 			      * the last hole closes */
 	uint8_t last_flags;  /* last accepted packet: trigger of a delayed ACK */

@@ -198,6 +198,25 @@ rx_close_done(struct uet_ep *ep, struct pdc *p, uint64_t now)
 }
 
 /*
+ * A request for a PDC in quarantine delivers nothing. What it had received
+ * in order is re-ACKed (a sender whose ACK was lost finishes); after a
+ * close that is everything. A PDC dropped for its initiator's silence
+ * dropped what came beyond: say the PDC is gone (the initiator fails those
+ * messages) rather than let it resend them until its retry limit.
+ */
+static void
+rx_quarantined(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h,
+	       const struct uet_rx_meta *meta, uint64_t now)
+{
+	ep->st.rx_stale++;
+	if (psn_lt(h->psn, p->rx.cack) || (!p->rx.aborted && (h->flags & UET_REQ_F_SYN)))
+		push_ack(ep, p, h->psn, meta->ev, echo_flags(h, meta) | UET_ACK_F_DUP, now);
+	else if (p->rx.aborted)
+		rx_push_nack(ep, meta->src_ip, 0, h->spdcid, h->psn, UET_NACK_INV_DPDCID, 0,
+			     meta->ev, 0);
+}
+
+/*
  * Find or create the target PDC for a request. Returns NULL (having counted
  * and, where useful, answered) when the packet must be dropped; *rc says
  * why. *created tells whether this packet opened the PDC.
@@ -221,9 +240,7 @@ rx_lookup(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 					/* A late copy from before the close: re-ACK
 					 * so a sender whose close ACK was lost
 					 * finishes, deliver nothing. */
-					push_ack(ep, p, h->psn, meta->ev,
-						 echo_flags(h, meta) | UET_ACK_F_DUP, now);
-					ep->st.rx_stale++;
+					rx_quarantined(ep, p, h, meta, now);
 					*rc = UET_ERR_STALE;
 					return NULL;
 				}
@@ -266,10 +283,7 @@ rx_lookup(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 		return NULL;
 	}
 	if (p->state == PST_TIMEWAIT) {
-		if (psn_lt(h->psn, p->rx.cack))
-			push_ack(ep, p, h->psn, meta->ev, echo_flags(h, meta) | UET_ACK_F_DUP,
-				 now);
-		ep->st.rx_stale++;
+		rx_quarantined(ep, p, h, meta, now);
 		*rc = UET_ERR_STALE;
 		return NULL;
 	}
@@ -671,11 +685,23 @@ rx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now)
 	}
 	if (ep->cfg.pdc_target_idle_ns != 0 &&
 	    now >= p->rx.last_rx_ns + ep->cfg.pdc_target_idle_ns) {
-		/* The initiator went silent without closing: reclaim. */
+		/* The initiator went silent without closing: reclaim, but keep
+		 * its key in quarantine as a close does. An initiator that was
+		 * only cut off (all its paths down for a while) still resends:
+		 * as a new PDC that would deliver again what it delivered
+		 * before (a message whose ACK was lost). Quarantined, its
+		 * late packets are told the PDC is gone instead. */
 		rx_release(ep, p, UET_ERR_TIMEOUT, now);
 		ep->st.pdcs_closed++;
 		ep_pdc_event(ep, p, UET_PDC_EV_CLOSED, UET_ERR_TIMEOUT);
-		ep_pdc_free(ep, p);
+		if (ep->cfg.pdc_quarantine_ns == 0) {
+			ep_pdc_free(ep, p);
+			return;
+		}
+		p->state = PST_TIMEWAIT;
+		p->rx.aborted = 1;
+		p->rx.ack_due_ns = 0;
+		p->rx.timewait_until = now + ep->cfg.pdc_quarantine_ns;
 	}
 }
 

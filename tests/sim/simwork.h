@@ -48,6 +48,13 @@ struct sw {
 	uint32_t nhosts;
 	uint64_t unexpected;     /* callbacks for unknown tags */
 	uint32_t tx_finished, rx_finished;
+	bool retry_armed;        /* sw_retry_ev pending */
+	int32_t cut_host;        /* a host cut off for good (-1: none): its
+				  * messages must end at their senders, and
+				  * may fail there */
+	bool may_fail;           /* every message may fail at its sender (PDC
+				  * tables too small for the peers): each must
+				  * still end, and nothing arrive twice */
 };
 
 static inline uint8_t
@@ -134,6 +141,7 @@ sw_init(struct sw *w, struct sim *s)
 
 	memset(w, 0, sizeof(*w));
 	w->s = s;
+	w->cut_host = -1;
 	w->nhosts = sim_num_hosts(s);
 	w->hosts = calloc(w->nhosts, sizeof(*w->hosts));
 	for (i = 0; i < w->nhosts; i++) {
@@ -157,6 +165,17 @@ sw_fini(struct sw *w)
 	free(w->hosts);
 }
 
+/* A PDC that closed or failed freed a slot: sends refused for want of
+ * one go now (as an application waits for its endpoint's resources). */
+static inline void
+sw_pdc_event(void *user, const struct uet_pdc_event *e)
+{
+	struct sw_host *h = user;
+
+	if (e->kind == UET_PDC_EV_CLOSED || e->kind == UET_PDC_EV_FAILED)
+		sw_retry(h->w, h);
+}
+
 /* Point an endpoint config's callbacks at this workload. */
 static inline void
 sw_ep_config(struct sw *w, uint32_t host, struct uet_ep_config *c)
@@ -164,6 +183,7 @@ sw_ep_config(struct sw *w, uint32_t host, struct uet_ep_config *c)
 	c->cb.rx_data = sw_rx_data;
 	c->cb.rx_msg = sw_rx_msg;
 	c->cb.tx_done = sw_tx_done;
+	c->cb.pdc_event = sw_pdc_event;
 	c->user = &w->hosts[host];
 }
 
@@ -225,6 +245,29 @@ sw_add(struct sw *w, uint32_t src, uint32_t dst, uint32_t len, uint16_t stream)
 	return idx;
 }
 
+/* Sends refused for want of endpoint resources are tried again on the
+ * completions and PDC events that free them, and every 50 us besides, as
+ * an application's loop would: a slot also frees silently (a closed PDC's
+ * quarantine ending). */
+static void
+sw_retry_ev(struct sim *s, void *a, uint64_t b)
+{
+	struct sw *w = a;
+	uint32_t i;
+	bool left = false;
+
+	(void)b;
+	w->retry_armed = false;
+	for (i = 0; i < w->nhosts; i++) {
+		sw_retry(w, &w->hosts[i]);
+		left |= w->hosts[i].npend > w->hosts[i].pend_head;
+	}
+	if (left) {
+		w->retry_armed = true;
+		sim_at(s, sim_now_ps(s) + sim_ps(50000), sw_retry_ev, w, 0);
+	}
+}
+
 static inline void
 sw_send_now(struct sw *w, uint32_t idx)
 {
@@ -233,6 +276,10 @@ sw_send_now(struct sw *w, uint32_t idx)
 	if (h->npend > h->pend_head || sw_try_send(w, idx) != 0) {
 		h->pending = realloc(h->pending, (h->npend + 1) * sizeof(uint32_t));
 		h->pending[h->npend++] = idx;
+		if (!w->retry_armed) {
+			w->retry_armed = true;
+			sim_at(w->s, sim_now_ps(w->s) + sim_ps(50000), sw_retry_ev, w, 0);
+		}
 	}
 }
 
@@ -251,9 +298,29 @@ sw_send_at(struct sw *w, uint32_t idx, uint64_t t_ns)
 }
 
 static inline bool
+sw_doomed(const struct sw *w, const struct sw_msg *m)
+{
+	return w->may_fail || (w->cut_host >= 0 && (m->src == (uint32_t)w->cut_host ||
+						     m->dst == (uint32_t)w->cut_host));
+}
+
+static inline bool
 sw_all_done(const struct sw *w)
 {
-	return w->tx_finished == w->n && w->rx_finished == w->n;
+	uint32_t i;
+
+	if (w->cut_host < 0 && !w->may_fail)
+		return w->tx_finished == w->n && w->rx_finished == w->n;
+	/* A message that may fail is done once its sender knows (and, if it
+	 * succeeded, its receiver). */
+	for (i = 0; i < w->n; i++) {
+		const struct sw_msg *m = &w->m[i];
+
+		if (m->tx_done == 0 ||
+		    (m->rx_done == 0 && (!sw_doomed(w, m) || m->tx_status == 0)))
+			return false;
+	}
+	return true;
 }
 
 /* Run until every message is done at both ends, or limit. */
@@ -291,6 +358,27 @@ sw_check(const struct sw *w, char *why, size_t n)
 	for (i = 0; i < w->n; i++) {
 		const struct sw_msg *m = &w->m[i];
 
+		if (sw_doomed(w, m)) {
+			/* Once each at the sender; a success only for what was
+			 * delivered; never twice, never a wrong byte. */
+			if (m->tx_done != 1 || (m->tx_status == 0 && m->rx_done != 1) ||
+			    m->rx_done > 1 || m->bad_bytes != 0) {
+				snprintf(why, n, "msg %u (%u->%u, %u B, may fail; host %d cut "
+					 "off): %d sender completions, status %d, delivered %d "
+					 "times, %llu bad bytes", i, m->src, m->dst, m->len,
+					 w->cut_host,
+					 m->tx_done, m->tx_status, m->rx_done,
+					 (unsigned long long)m->bad_bytes);
+				return false;
+			}
+			for (j = 0; j < m->len; j++)
+				if (m->seen[j] > 1) {
+					snprintf(why, n, "msg %u: byte %u delivered %u times", i, j,
+						 m->seen[j]);
+					return false;
+				}
+			continue;
+		}
 		if (m->tx_done != 1 || m->tx_status != 0) {
 			snprintf(why, n, "msg %u (%u->%u, %u B): %d sender completions, status %d",
 				 i, m->src, m->dst, m->len, m->tx_done, m->tx_status);

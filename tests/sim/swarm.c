@@ -2,12 +2,17 @@
 /*
  * Seeded fault swarm (in the manner of TigerBeetle's VOPR). Each seed draws
  * its own fabric, endpoint configuration, workload and faults (loss,
- * duplication, reordering, corruption, blackholed paths), runs a fault
- * phase, heals the network and runs until everything completes. It then
- * requires that every message arrived exactly once and byte-exact, every
- * sender completion succeeded exactly once, and every endpoint is idle (no
- * PDC stuck). A failing seed is printed with a one-line replay command; the
- * same seed replays the run exactly.
+ * duplication, reordering, corruption, blackholed paths; and, unless
+ * --classic, injected ECN marks, uplink flaps with routing convergence, a
+ * host link or a spine down for a while, a host cut off for good, PDC
+ * tables of a few slots), runs a fault phase, heals the network and runs
+ * until everything completes. It then requires that every message arrived
+ * exactly once and byte-exact, every sender completion succeeded exactly
+ * once, and every endpoint is idle (no PDC stuck). A message that may
+ * rightly fail (the cut host's; any, with the tiny tables) must still end
+ * once at its sender, succeed only if delivered, and arrive at most once.
+ * A failing seed is printed with a one-line replay command; the same seed
+ * replays the run exactly.
  *
  *   swarm [--seeds N] [--first S]    run seeds S .. S+N-1
  *   swarm --seed S [-v]              replay one seed, -v prints its draw
@@ -17,6 +22,7 @@
  *                                    of the registered ones, and its config)
  *   --loss-detect MODE               pin adaptive or nack-rto loss detection
  *                                    with an adaptive reordering window
+ *   --classic                        only the first swarm's fault kinds
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +39,14 @@ struct draw {
 	uint32_t downs;           /* fabric links down in the fault phase */
 	uint32_t slow;            /* fabric links at a quarter rate (stays) */
 	uint64_t fault_ns;        /* length of the fault phase */
+	/* The extra kinds (draw_extra; none with --classic): */
+	uint32_t flaps;           /* a healthy uplink of leaf 0 down and up */
+	uint64_t flap_conv_ns;    /* ... with routing convergence (0: blackhole) */
+	int32_t host_down;        /* a host's link down for a while; -1 none */
+	int32_t spine_down;       /* a spine switch down for a while; -1 none */
+	int32_t cut_host;         /* a host cut off for good; -1 none */
+	uint64_t cut_at_ns;
+	bool squeeze;             /* PDC tables far smaller than the peers */
 	uint32_t msgs;
 	struct uet_ep_config ep;
 	struct uet_cc_fixed_cfg cc;
@@ -49,6 +63,9 @@ static const struct uet_lb_ops *pin_lb;
 static const struct uet_cc_ops *pin_cc;
 /* --loss-detect: every seed with that mode and an adaptive window. */
 static int pin_loss = -1;
+/* --classic: only the fault kinds of the first swarm (regression seeds
+ * replay as they were found). */
+static bool classic;
 
 static uint32_t
 count_lbs(void)
@@ -152,6 +169,67 @@ draw_loss_detect(uint64_t seed, struct draw *d)
 	}
 }
 
+/*
+ * The fault kinds added later, from a fourth stream (the draws above stay
+ * what they were): ECN marks injected on every port, flaps of a healthy
+ * uplink with or without routing convergence, a host's link or a spine
+ * switch down for a while, a host cut off for good (its messages must fail
+ * at their senders, none may hang), PDC tables much smaller than the
+ * number of peers (messages wait for a PDC to close, or are refused and
+ * retried).
+ */
+static void
+draw_extra(uint64_t seed, struct draw *d, uint32_t hosts)
+{
+	struct uet_ep_config *c = &d->ep;
+	struct uet_prng r;
+
+	d->host_down = d->spine_down = d->cut_host = -1;
+	if (classic)
+		return;
+	uet_prng_seed(&r, seed ^ 0x3c6ef372fe94f82bULL);
+	if (uet_prng_below(&r, 3) == 0)
+		d->fault.ce_ppm = (uint32_t)uet_prng_below(&r, 300001);
+	if (uet_prng_below(&r, 3) == 0 && d->blackholes + d->downs < d->spines) {
+		d->flaps = 1 + (uint32_t)uet_prng_below(&r, 4);
+		d->flap_conv_ns = uet_prng_below(&r, 2) ? 1000 + uet_prng_below(&r, 100000) : 0;
+	}
+	if (uet_prng_below(&r, 5) == 0)
+		d->host_down = (int32_t)uet_prng_below(&r, hosts);
+	if (uet_prng_below(&r, 5) == 0)
+		d->spine_down = (int32_t)uet_prng_below(&r, d->spines);
+	if (uet_prng_below(&r, 8) == 0) {
+		d->cut_host = (int32_t)uet_prng_below(&r, hosts);
+		d->cut_at_ns = uet_prng_below(&r, d->fault_ns);
+		/* The cut host's peers drop what it left half sent; a host
+		 * only cut off for the fault phase must not look gone. */
+		c->pdc_target_idle_ns = d->fault_ns + 20000000 + uet_prng_below(&r, 3000000);
+		/* Initiators close an idle PDC before its target forgets it
+		 * (a target that dropped it answers the next message with
+		 * "no such PDC", which fails it). */
+		if (c->pdc_idle_close_ns == 0)
+			c->pdc_idle_close_ns = 20000 + uet_prng_below(&r, 200000);
+		/* Nor may an open PDC fall silent waiting for a send window
+		 * while others retry towards the cut host for 0.2 s. */
+		c->max_tx_windows = 0;
+		/* Its peers give up on it after the generous retry limit of
+		 * the fault phase (200 backed-off timeouts, about 0.2 s). */
+	}
+	if (uet_prng_below(&r, 6) == 0) {
+		d->squeeze = true;
+		c->max_pdcs = 2 + (uint32_t)uet_prng_below(&r, 6);
+		c->max_tx_windows = 0;
+		c->max_rx_windows = 0;
+		if (c->pdc_idle_close_ns == 0)
+			c->pdc_idle_close_ns = 20000 + uet_prng_below(&r, 200000);
+		/* PDCs that give up for want of a peer's slot leave their
+		 * target's half behind: reclaimed by its idle timeout. */
+		if (c->pdc_target_idle_ns == 0)
+			c->pdc_target_idle_ns = d->fault_ns + 20000000 +
+						uet_prng_below(&r, 3000000);
+	}
+}
+
 static void
 draw_settings(uint64_t seed, struct draw *d)
 {
@@ -214,6 +292,7 @@ draw_settings(uint64_t seed, struct draw *d)
 	c->cc_cfg = &d->cc;
 	draw_algorithms(seed, d);
 	draw_loss_detect(seed, d);
+	draw_extra(seed, d, 2 * d->hpl);
 }
 
 static void
@@ -231,6 +310,14 @@ print_draw(uint64_t seed, const struct draw *d)
 	       (unsigned long long)d->fault_ns / 1000, d->fault.loss_ppm, d->fault.dup_ppm,
 	       d->fault.corrupt_ppm, (unsigned long long)d->fault.jitter_ns, d->blackholes,
 	       d->downs, d->slow);
+	if (d->fault.ce_ppm || d->flaps || d->host_down >= 0 || d->spine_down >= 0 ||
+	    d->cut_host >= 0 || d->squeeze)
+		printf("  extra: ECN marks %u ppm, %u flaps of leaf 0's uplink %u (converge %llu ns), "
+		       "host %d down a while, spine %d down a while, host %d cut off at %llu us, "
+		       "PDC tables %s\n",
+		       d->fault.ce_ppm, d->flaps, d->spines - 1, (unsigned long long)d->flap_conv_ns,
+		       d->host_down, d->spine_down, d->cut_host,
+		       (unsigned long long)d->cut_at_ns / 1000, d->squeeze ? "squeezed" : "sized");
 	printf("  lb %s, cc %s%s; loss detection %s, reordering window %llu ns\n", c->lb->name,
 	       c->cc->name, c->assume_trimming ? ", assume trimming" : "",
 	       c->loss_detect == UET_LOSS_NACK_RTO ? "nack-rto" : "adaptive",
@@ -264,6 +351,43 @@ set_faults(struct sim *s, const struct draw *d, bool on)
 			sim_port_set_up(sim_spine_down(s, k, l), !on);
 		}
 	}
+}
+
+/* The extra kinds' events, all within the fault phase but the cut. */
+static void
+schedule_extra(struct sim *s, const struct draw *d, uint64_t seed)
+{
+	struct uet_prng r;
+	uint64_t t, len;
+	uint32_t k;
+
+	uet_prng_seed(&r, seed ^ 0x9b05688c2b3e6c1fULL);
+	for (k = 0; k < d->flaps; k++) {
+		struct sim_port *p = sim_leaf_up(s, 0, d->spines - 1);
+
+		t = uet_prng_below(&r, d->fault_ns);
+		len = 1 + uet_prng_below(&r, d->fault_ns - t);
+		sim_link_down_at(s, p, sim_ps(t), d->flap_conv_ns);
+		sim_link_up_at(s, p, sim_ps(t + len), d->flap_conv_ns);
+	}
+	if (d->host_down >= 0) {
+		t = uet_prng_below(&r, d->fault_ns);
+		len = 1 + uet_prng_below(&r, d->fault_ns - t);
+		sim_link_down_at(s, sim_host_port(s, (uint32_t)d->host_down), sim_ps(t), 0);
+		sim_link_up_at(s, sim_host_port(s, (uint32_t)d->host_down), sim_ps(t + len), 0);
+	}
+	if (d->spine_down >= 0) {
+		uint32_t sw = sim_switch_id(s, 1, (uint32_t)d->spine_down);
+		uint64_t conv = uet_prng_below(&r, 2) ? 1000 + uet_prng_below(&r, 100000) : 0;
+
+		t = uet_prng_below(&r, d->fault_ns);
+		len = 1 + uet_prng_below(&r, d->fault_ns - t);
+		sim_switch_down_at(s, sw, sim_ps(t), conv);
+		sim_switch_up_at(s, sw, sim_ps(t + len), conv);
+	}
+	if (d->cut_host >= 0)
+		sim_link_down_at(s, sim_host_port(s, (uint32_t)d->cut_host), sim_ps(d->cut_at_ns),
+				 0);
 }
 
 static void
@@ -342,12 +466,18 @@ run_seed(uint64_t seed, bool verbose)
 	}
 	set_faults(s, &d, true);
 	sim_at(s, sim_ps(d.fault_ns), heal_ev, &d, 0);
+	schedule_extra(s, &d, seed);
+	w.cut_host = d.cut_host;
+	w.may_fail = d.squeeze;
 	/* Asymmetry that outlives the fault phase: the last uplinks of leaf
 	 * 0 run at a quarter of the rate. */
 	for (i = 0; i < d.slow; i++)
 		sim_port_set_rate(sim_leaf_up(s, 0, d.spines - 1 - i), lc.fabric_link.rate_bps / 4);
 
-	if (!sw_run(&w, d.fault_ns + 2000000000ULL)) {
+	/* Messages to a host cut off give up one pool's worth at a time (PDC
+	 * slots, message slots), each after the retry limit (~0.2 s). */
+	if (!sw_run(&w, d.fault_ns + 2000000000ULL +
+			    (d.cut_host >= 0 ? d.msgs * 250000000ULL : 0))) {
 		snprintf(why, sizeof(why), "stuck: %u/%u sender and %u/%u receiver completions",
 			 w.tx_finished, w.n, w.rx_finished, w.n);
 		rc = 1;
@@ -358,9 +488,20 @@ run_seed(uint64_t seed, bool verbose)
 		/* Let idle PDCs close and time-wait expire, then nothing may
 		 * be left pending anywhere. */
 		sim_run_drain(s, sim_now_ps(s) + sim_ps(d.ep.pdc_idle_close_ns +
-							d.ep.pdc_quarantine_ns + 50000000));
+							d.ep.pdc_quarantine_ns +
+							d.ep.pdc_target_idle_ns + 50000000 +
+							/* a close to a cut-off peer
+							 * gives up at the retry limit */
+							(d.cut_host >= 0 || d.squeeze
+								 ? (uint64_t)d.ep.max_rto_retx *
+									   d.ep.rto_max_ns
+								 : 0)));
 		for (i = 0; i < nh && rc == 0; i++) {
 			struct uet_ep *ep = sim_host_ep(s, i);
+
+			/* Cut off: what it holds for its peers can never end. */
+			if ((int32_t)i == d.cut_host)
+				continue;
 
 			if (!uet_ep_idle(ep)) {
 				snprintf(why, sizeof(why), "host %u not idle after heal", i);
@@ -476,11 +617,13 @@ main(int argc, char **argv)
 					argv[a]);
 				return 2;
 			}
+		} else if (strcmp(argv[a], "--classic") == 0) {
+			classic = true;
 		} else if (strcmp(argv[a], "-v") == 0) {
 			verbose = true;
 		} else {
 			fprintf(stderr, "usage: %s [--seeds N] [--first S] | --seed S [-v] | "
-				"--list S1,S2,... [--lb NAME] [--cc NAME] [--loss-detect MODE]\n", argv[0]);
+				"--list S1,S2,... [--lb NAME] [--cc NAME] [--loss-detect MODE] [--classic]\n", argv[0]);
 			return 2;
 		}
 	}

@@ -950,6 +950,70 @@ test_idle_close_and_stale_syn(void **state)
 	duo_fini(&d);
 }
 
+static uint64_t acks_lost_until;
+static bool lose_tail;
+
+/* Until acks_lost_until B's ACKs vanish and, with lose_tail, A's packets
+ * after the first of a message too. */
+static bool
+lose_acks_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	struct uet_hdr h;
+
+	if (d->now >= acks_lost_until)
+		return true;
+	if (!a_to_b)
+		return p->meta.kind != UET_PKT_ACK;
+	return !lose_tail || p->meta.kind != UET_PKT_DATA ||
+	       uet_hdr_decode(p->buf, p->len, &h) <= 0 || h.ses.msg_offset == 0;
+}
+
+/* The target drops a PDC whose initiator fell silent (pdc_target_idle_ns);
+ * here A only resends (SYN: the PDC never established) after B gave up on
+ * it. That copy must not open a new PDC: B keeps the dropped one in
+ * quarantine. What B had received in order it re-ACKs, so a message it
+ * delivered, whose ACK was lost, completes at A, once. What came beyond
+ * it had dropped: it says the PDC is gone, A fails that message (it
+ * cannot tell what B delivered), and B aborted it. */
+static void
+test_target_idle_quarantine(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		duo_config(&c);
+		c.pdc_target_idle_ns = 100000;
+		c.pdc_quarantine_ns = 1000000;
+		c.loss_detect = UET_LOSS_NACK_RTO;
+		c.rto_ns = 300000;
+		c.probe_rtts = 0;
+		assert_int_equal(duo_init(&d, &c), 0);
+		d.filter = lose_acks_filter;
+		acks_lost_until = 200000;
+		lose_tail = k == 1;
+		assert_int_equal(duo_send(&d, &d.a, 52, k == 0 ? 100 : 3 * 4096, 0), 0);
+		(void)duo_run(&d, 5000000);
+		assert_true(st(&d.a)->tx_retx_pkts >= 1);
+		assert_true(st(&d.b)->rx_stale >= 1);
+		if (k == 0) {
+			assert_int_equal(d.b.rx[52].done, 1);
+			assert_int_equal(st(&d.b)->msgs_delivered, 1);
+			assert_int_equal(d.a.tx_done_ok, 1);
+			assert_int_equal(d.a.tx_done_err, 0);
+		} else {
+			assert_int_equal(d.b.rx[52].done, 0);
+			assert_int_equal(d.b.rx[52].aborted, 1);
+			assert_int_equal(d.a.tx_done_ok, 0);
+			assert_int_equal(d.a.tx_done_err, 1);
+			assert_int_equal(d.a.last_tx_status, UET_ERR_PEER_RESET);
+		}
+		duo_fini(&d);
+	}
+}
+
 static void
 test_target_pdc_table_full(void **state)
 {
@@ -1344,6 +1408,7 @@ main(void)
 		cmocka_unit_test(test_psn_window_bound),
 		cmocka_unit_test(test_round_robin_between_pdcs),
 		cmocka_unit_test(test_idle_close_and_stale_syn),
+		cmocka_unit_test(test_target_idle_quarantine),
 		cmocka_unit_test(test_target_pdc_table_full),
 		cmocka_unit_test(test_rx_message_pool_full),
 		cmocka_unit_test(test_tx_window_pool_wait),
