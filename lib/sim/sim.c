@@ -697,7 +697,7 @@ host_timer_fire(struct sim *s, void *a, uint64_t gen)
 {
 	struct sim_host *h = a;
 
-	if (gen != h->timer_gen)
+	if (gen != h->timer_gen || h->ep == NULL)
 		return;
 	h->timer_armed = false;
 	uet_ep_handle_timeout(h->ep, sim_now_ns(s));
@@ -848,6 +848,7 @@ sim_host_attach(struct sim *s, uint32_t host, const struct uet_ep_config *cfg)
 {
 	struct uet_ep_config c = *cfg;
 	struct sim_host *h;
+	int rc;
 
 	if (host >= s->n_hosts)
 		return UET_ERR_INVAL;
@@ -855,7 +856,25 @@ sim_host_attach(struct sim *s, uint32_t host, const struct uet_ep_config *cfg)
 	if (h->ep != NULL)
 		return UET_ERR_INVAL;
 	c.local_ip = h->ip;
-	return uet_ep_create(&c, &h->ep);
+	rc = uet_ep_create(&c, &h->ep);
+	if (rc == 0)
+		host_after(s, h);
+	return rc;
+}
+
+void
+sim_host_crash(struct sim *s, uint32_t host)
+{
+	struct sim_host *h;
+
+	if (host >= s->n_hosts)
+		return;
+	h = &s->hosts[host];
+	uet_ep_destroy(h->ep);
+	h->ep = NULL;
+	/* Its pending timer event finds a new generation and does nothing. */
+	h->timer_gen++;
+	h->timer_armed = false;
 }
 
 struct uet_ep *

@@ -257,6 +257,12 @@ uint32_t sim_trace(struct sim *s, uint32_t src, uint32_t dst, uint16_t ev,
 /* Create the host's endpoint from cfg (local_ip is filled in). */
 int sim_host_attach(struct sim *s, uint32_t host, const struct uet_ep_config *cfg);
 struct uet_ep *sim_host_ep(struct sim *s, uint32_t host);
+/* The host's process dies: its endpoint is destroyed at once, with every
+ * PDC and message and no callback; frames for it are dropped
+ * (rx_other_drops) and it sends nothing but what its NIC had queued,
+ * until sim_host_attach gives it a new endpoint (a restart: empty tables,
+ * new PDC ids from its own seed). */
+void sim_host_crash(struct sim *s, uint32_t host);
 /* Tell the host its endpoint has new work (after uet_ep_send). */
 void sim_host_kick(struct sim *s, uint32_t host);
 /* Fill the payload of messages sent with buf == NULL. */

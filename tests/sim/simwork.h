@@ -26,6 +26,8 @@ struct sw_msg {
 	uint8_t *seen;     /* per byte: deliveries */
 	uint64_t submit_ns, tx_ns, rx_ns;
 	int tx_done, tx_status, rx_done, rx_aborted;
+	bool lost;         /* its sender's process died before it completed:
+			    * no completion will ever come */
 	uint64_t bad_bytes;
 	uint64_t got_bytes;  /* payload delivered so far (duplicates included) */
 	bool submitted;
@@ -52,6 +54,9 @@ struct sw {
 	int32_t cut_host;        /* a host cut off for good (-1: none): its
 				  * messages must end at their senders, and
 				  * may fail there */
+	int32_t crash_host;      /* a host whose process dies and restarts
+				  * (-1: none): its messages, either way,
+				  * may fail */
 	bool may_fail;           /* every message may fail at its sender (PDC
 				  * tables too small for the peers): each must
 				  * still end, and nothing arrive twice */
@@ -142,6 +147,7 @@ sw_init(struct sw *w, struct sim *s)
 	memset(w, 0, sizeof(*w));
 	w->s = s;
 	w->cut_host = -1;
+	w->crash_host = -1;
 	w->nhosts = sim_num_hosts(s);
 	w->hosts = calloc(w->nhosts, sizeof(*w->hosts));
 	for (i = 0; i < w->nhosts; i++) {
@@ -194,6 +200,11 @@ sw_try_send(struct sw *w, uint32_t idx)
 	struct uet_send_req r;
 	int rc;
 
+	if (sim_host_ep(w->s, m->src) == NULL) {
+		/* Its process is dead: the message dies with it. */
+		m->lost = true;
+		return 0;
+	}
 	memset(&r, 0, sizeof(r));
 	r.dst_ip = sim_host_ip(w->s, m->dst);
 	r.stream = m->stream;
@@ -298,10 +309,43 @@ sw_send_at(struct sw *w, uint32_t idx, uint64_t t_ns)
 }
 
 static inline bool
+sw_involves(const struct sw_msg *m, int32_t host)
+{
+	return host >= 0 && (m->src == (uint32_t)host || m->dst == (uint32_t)host);
+}
+
+static inline bool
 sw_doomed(const struct sw *w, const struct sw_msg *m)
 {
-	return w->may_fail || (w->cut_host >= 0 && (m->src == (uint32_t)w->cut_host ||
-						     m->dst == (uint32_t)w->cut_host));
+	return w->may_fail || sw_involves(m, w->cut_host) || sw_involves(m, w->crash_host);
+}
+
+/* The host's process died (sim_host_crash): what it was sending dies with
+ * it, what it had received is gone (a restarted process may receive it
+ * again, once), what it had not yet handed to its endpoint too. */
+static inline void
+sw_crashed(struct sw *w, uint32_t host)
+{
+	struct sw_host *h = &w->hosts[host];
+	uint32_t i;
+
+	for (i = 0; i < w->n; i++) {
+		struct sw_msg *m = &w->m[i];
+
+		if (m->src == host && m->submitted && m->tx_done == 0)
+			m->lost = true;
+		if (m->dst == host) {
+			if (m->rx_done > 0)
+				w->rx_finished--;
+			m->rx_done = 0;
+			m->rx_aborted = 0;
+			m->got_bytes = 0;
+			m->bad_bytes = 0;
+			memset(m->seen, 0, m->len ? m->len : 1);
+		}
+	}
+	for (; h->pend_head < h->npend; h->pend_head++)
+		w->m[h->pending[h->pend_head]].lost = true;
 }
 
 static inline bool
@@ -309,15 +353,20 @@ sw_all_done(const struct sw *w)
 {
 	uint32_t i;
 
-	if (w->cut_host < 0 && !w->may_fail)
+	if (w->cut_host < 0 && w->crash_host < 0 && !w->may_fail)
 		return w->tx_finished == w->n && w->rx_finished == w->n;
 	/* A message that may fail is done once its sender knows (and, if it
 	 * succeeded, its receiver). */
 	for (i = 0; i < w->n; i++) {
 		const struct sw_msg *m = &w->m[i];
 
+		if (m->lost)
+			continue;
+		/* Delivered, or failed where it may; a success whose delivery
+		 * died with a crashed receiver is done too. */
 		if (m->tx_done == 0 ||
-		    (m->rx_done == 0 && (!sw_doomed(w, m) || m->tx_status == 0)))
+		    (m->rx_done == 0 && (!sw_doomed(w, m) ||
+					 (m->tx_status == 0 && !sw_involves(m, w->crash_host)))))
 			return false;
 	}
 	return true;
@@ -359,9 +408,12 @@ sw_check(const struct sw *w, char *why, size_t n)
 		const struct sw_msg *m = &w->m[i];
 
 		if (sw_doomed(w, m)) {
-			/* Once each at the sender; a success only for what was
-			 * delivered; never twice, never a wrong byte. */
-			if (m->tx_done != 1 || (m->tx_status == 0 && m->rx_done != 1) ||
+			/* Once each at the sender (none if it died with its
+			 * process); a success only for what was delivered;
+			 * never twice, never a wrong byte. */
+			if (m->tx_done != (m->lost ? 0 : 1) ||
+			    (m->tx_done && m->tx_status == 0 && m->rx_done != 1 &&
+			     !sw_involves(m, w->crash_host)) ||
 			    m->rx_done > 1 || m->bad_bytes != 0) {
 				snprintf(why, n, "msg %u (%u->%u, %u B, may fail; host %d cut "
 					 "off): %d sender completions, status %d, delivered %d "

@@ -46,6 +46,8 @@ struct draw {
 	int32_t spine_down;       /* a spine switch down for a while; -1 none */
 	int32_t cut_host;         /* a host cut off for good; -1 none */
 	uint64_t cut_at_ns;
+	int32_t crash_host;       /* a host whose process dies; -1 none */
+	uint64_t crash_at_ns, restart_at_ns; /* ... and comes back */
 	bool squeeze;             /* PDC tables far smaller than the peers */
 	uint32_t msgs;
 	struct uet_ep_config ep;
@@ -184,7 +186,7 @@ draw_extra(uint64_t seed, struct draw *d, uint32_t hosts)
 	struct uet_ep_config *c = &d->ep;
 	struct uet_prng r;
 
-	d->host_down = d->spine_down = d->cut_host = -1;
+	d->host_down = d->spine_down = d->cut_host = d->crash_host = -1;
 	if (classic)
 		return;
 	uet_prng_seed(&r, seed ^ 0x3c6ef372fe94f82bULL);
@@ -214,6 +216,19 @@ draw_extra(uint64_t seed, struct draw *d, uint32_t hosts)
 		c->max_tx_windows = 0;
 		/* Its peers give up on it after the generous retry limit of
 		 * the fault phase (200 backed-off timeouts, about 0.2 s). */
+	}
+	if (uet_prng_below(&r, 8) == 0) {
+		/* Its peers drop the dead process's half of their PDCs, and
+		 * close theirs before that (as for the cut host). */
+		d->crash_host = (int32_t)uet_prng_below(&r, hosts);
+		d->crash_at_ns = uet_prng_below(&r, d->fault_ns);
+		d->restart_at_ns = d->crash_at_ns + uet_prng_below(&r, d->fault_ns);
+		if (c->pdc_target_idle_ns == 0)
+			c->pdc_target_idle_ns = d->fault_ns + 20000000 +
+						uet_prng_below(&r, 3000000);
+		if (c->pdc_idle_close_ns == 0)
+			c->pdc_idle_close_ns = 20000 + uet_prng_below(&r, 200000);
+		c->max_tx_windows = 0;
 	}
 	if (uet_prng_below(&r, 6) == 0) {
 		d->squeeze = true;
@@ -310,6 +325,10 @@ print_draw(uint64_t seed, const struct draw *d)
 	       (unsigned long long)d->fault_ns / 1000, d->fault.loss_ppm, d->fault.dup_ppm,
 	       d->fault.corrupt_ppm, (unsigned long long)d->fault.jitter_ns, d->blackholes,
 	       d->downs, d->slow);
+	if (d->crash_host >= 0)
+		printf("  crash: host %d's process dies at %llu us, restarts at %llu us\n",
+		       d->crash_host, (unsigned long long)d->crash_at_ns / 1000,
+		       (unsigned long long)d->restart_at_ns / 1000);
 	if (d->fault.ce_ppm || d->flaps || d->host_down >= 0 || d->spine_down >= 0 ||
 	    d->cut_host >= 0 || d->squeeze)
 		printf("  extra: ECN marks %u ppm, %u flaps of leaf 0's uplink %u (converge %llu ns), "
@@ -351,6 +370,38 @@ set_faults(struct sim *s, const struct draw *d, bool on)
 			sim_port_set_up(sim_spine_down(s, k, l), !on);
 		}
 	}
+}
+
+/* A process crash and its restart: what run_seed's events need. */
+struct crash_ctx {
+	struct sw *w;
+	const struct draw *d;
+	uint64_t seed;
+};
+
+static void
+crash_ev(struct sim *s, void *a, uint64_t b)
+{
+	struct crash_ctx *x = a;
+
+	(void)b;
+	sim_host_crash(s, (uint32_t)x->d->crash_host);
+	sw_crashed(x->w, (uint32_t)x->d->crash_host);
+}
+
+static void
+restart_ev(struct sim *s, void *a, uint64_t b)
+{
+	struct crash_ctx *x = a;
+	struct uet_ep_config c = x->d->ep;
+	uint32_t h = (uint32_t)x->d->crash_host;
+
+	(void)b;
+	/* A new process: its own seed, so new PDC ids and EVs. */
+	c.seed = x->seed * 7919 + h + 0x5151;
+	sw_ep_config(x->w, h, &c);
+	if (sim_host_attach(s, h, &c) != 0)
+		abort();
 }
 
 /* The extra kinds' events, all within the fault phase but the cut. */
@@ -403,6 +454,7 @@ run_seed(uint64_t seed, bool verbose)
 {
 	struct sim_leafspine_cfg lc;
 	struct sim_config sc;
+	struct crash_ctx crash;
 	struct draw d;
 	struct sw w;
 	struct uet_prng r;
@@ -468,7 +520,15 @@ run_seed(uint64_t seed, bool verbose)
 	sim_at(s, sim_ps(d.fault_ns), heal_ev, &d, 0);
 	schedule_extra(s, &d, seed);
 	w.cut_host = d.cut_host;
+	w.crash_host = d.crash_host;
 	w.may_fail = d.squeeze;
+	crash.w = &w;
+	crash.d = &d;
+	crash.seed = seed;
+	if (d.crash_host >= 0) {
+		sim_at(s, sim_ps(d.crash_at_ns), crash_ev, &crash, 0);
+		sim_at(s, sim_ps(d.restart_at_ns), restart_ev, &crash, 0);
+	}
 	/* Asymmetry that outlives the fault phase: the last uplinks of leaf
 	 * 0 run at a quarter of the rate. */
 	for (i = 0; i < d.slow; i++)
@@ -477,7 +537,8 @@ run_seed(uint64_t seed, bool verbose)
 	/* Messages to a host cut off give up one pool's worth at a time (PDC
 	 * slots, message slots), each after the retry limit (~0.2 s). */
 	if (!sw_run(&w, d.fault_ns + 2000000000ULL +
-			    (d.cut_host >= 0 ? d.msgs * 250000000ULL : 0))) {
+			    (d.cut_host >= 0 || d.crash_host >= 0 ? d.msgs * 250000000ULL
+								   : 0))) {
 		snprintf(why, sizeof(why), "stuck: %u/%u sender and %u/%u receiver completions",
 			 w.tx_finished, w.n, w.rx_finished, w.n);
 		rc = 1;
@@ -492,7 +553,8 @@ run_seed(uint64_t seed, bool verbose)
 							d.ep.pdc_target_idle_ns + 50000000 +
 							/* a close to a cut-off peer
 							 * gives up at the retry limit */
-							(d.cut_host >= 0 || d.squeeze
+							(d.cut_host >= 0 || d.squeeze ||
+							 d.crash_host >= 0
 								 ? (uint64_t)d.ep.max_rto_retx *
 									   d.ep.rto_max_ns
 								 : 0)));

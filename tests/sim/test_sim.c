@@ -431,6 +431,53 @@ test_capture(void **state)
 	net_down(&n);
 }
 
+/* A host's process dies in the middle of a transfer and comes back: the
+ * sender hears that its PDC is gone (the new process answers "no such
+ * PDC") and fails the message rather than delivering part of it twice;
+ * the restarted host answers a new message on a new PDC, and its own sends
+ * work. */
+static void
+test_crash_and_restart(void **state)
+{
+	struct uet_ep_config c, c1;
+	struct net n;
+	uint32_t m0, m1, m2;
+
+	(void)state;
+	base_ep(&c);
+	net_up(&n, 11, 2, 2, 1, 1 << 20, &c);
+	m0 = sw_add(&n.w, 0, 1, 256 * 4096, 0);
+	sw_send_now(&n.w, m0);
+	(void)sim_run_until(n.s, sim_ps(100000)); /* 100 us: under way */
+	assert_int_equal(n.w.m[m0].tx_done, 0);
+	assert_true(n.w.m[m0].got_bytes > 0);
+	sim_host_crash(n.s, 1);
+	assert_null(sim_host_ep(n.s, 1));
+	sw_crashed(&n.w, 1);
+	(void)sim_run_until(n.s, sim_ps(150000));
+	c1 = c;
+	c1.seed = 777;
+	sw_ep_config(&n.w, 1, &c1);
+	assert_int_equal(sim_host_attach(n.s, 1, &c1), 0);
+	n.w.crash_host = 1;
+	assert_true(sw_run(&n.w, 1000000000));
+	assert_int_equal(n.w.m[m0].tx_done, 1);
+	assert_int_equal(n.w.m[m0].tx_status, UET_ERR_PEER_RESET);
+	assert_true(n.w.m[m0].rx_done == 0);
+	assert_true(sim_host_stats(n.s, 1)->rx_other_drops > 0); /* while it was down */
+	/* The restarted host, both ways. */
+	m1 = sw_add(&n.w, 0, 1, 64 * 4096, 0);
+	m2 = sw_add(&n.w, 1, 0, 64 * 4096, 1);
+	sw_send_now(&n.w, m1);
+	sw_send_now(&n.w, m2);
+	assert_true(sw_run(&n.w, sim_now_ns(n.s) + 1000000000));
+	assert_int_equal(n.w.m[m1].tx_status, 0);
+	assert_int_equal(n.w.m[m1].rx_done, 1);
+	assert_int_equal(n.w.m[m2].tx_status, 0);
+	assert_int_equal(n.w.m[m2].rx_done, 1);
+	net_down(&n);
+}
+
 int
 main(void)
 {
@@ -447,6 +494,7 @@ main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_byte_identical_replay),
 		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_crash_and_restart),
 	};
 
 	return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
