@@ -96,14 +96,15 @@ perf_export(const struct uet_meas *m, uint64_t end_ns)
 	{
 		struct uet_meas_nic n;
 
-		if (uet_meas_nic(m, &n))
-			json_object_set_new(o, "nic", json_pack("[I,I,I,I,I,I]",
-								(json_int_t)n.tx_full,
-								(json_int_t)n.tx_fail_ev,
-								(json_int_t)n.tx_no_neigh,
-								(json_int_t)n.tx_no_mbuf,
-								(json_int_t)n.rx_csum_drops,
-								(json_int_t)n.rx_other_drops));
+		if (uet_meas_nic(m, &n)) {
+			const uint64_t *v = (const uint64_t *)&n;
+			json_t *a = json_array();
+			size_t k;
+
+			for (k = 0; k < sizeof(n) / sizeof(uint64_t); k++)
+				json_array_append_new(a, json_integer((json_int_t)v[k]));
+			json_object_set_new(o, "nic", a);
+		}
 	}
 	json_object_set_new(o, "verify", json_pack("[I,I]", (json_int_t)checked, (json_int_t)bad));
 	return o;
@@ -191,16 +192,18 @@ perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint6
 	uet_meas_add_ep_stats(sum, &one);
 	{
 		/* The ports' drops add up over the processes. */
-		json_int_t v6[6];
-		struct uet_meas_nic n = { 0, 0, 0, 0, 0, 0 }, one;
+		const json_t *nj = json_object_get(o, "nic");
+		struct uet_meas_nic n, add;
 
-		if (json_unpack((json_t *)json_object_get(o, "nic"), "[I,I,I,I,I,I]", &v6[0],
-				&v6[1], &v6[2], &v6[3], &v6[4], &v6[5]) == 0) {
-			one = (struct uet_meas_nic){ (uint64_t)v6[0], (uint64_t)v6[1],
-						     (uint64_t)v6[2], (uint64_t)v6[3],
-						     (uint64_t)v6[4], (uint64_t)v6[5] };
+		if (json_is_array(nj) && json_array_size(nj) == sizeof(add) / sizeof(uint64_t)) {
+			uint64_t *w = (uint64_t *)&add;
+			size_t k;
+
+			for (k = 0; k < json_array_size(nj); k++)
+				w[k] = (uint64_t)json_integer_value(json_array_get(nj, k));
+			memset(&n, 0, sizeof(n));
 			(void)uet_meas_nic(g, &n);
-			uet_meas_nic_add(&n, &one, 1);
+			uet_meas_nic_add(&n, &add, 1);
 			uet_meas_set_nic(g, &n);
 		}
 	}

@@ -619,6 +619,17 @@ nic_stats(struct worker *w, struct uet_meas_nic *n)
 		n->rx_csum_drops += s->rx_csum_drops;
 		n->rx_other_drops += s->rx_other_drops;
 	}
+	n->steer_drops = uet_dpdk_lcore_stats(w->lc)->steer_drops;
+	n->late_polls = uet_dpdk_lcore_stats(w->lc)->late_polls;
+	/* The ports are the process's: counted once, by the main lcore. */
+	if (w->idx == 0)
+		for (i = 0; i < w->c->nports; i++) {
+			uint64_t missed, nombuf;
+
+			uet_dpdk_port_rx_losses(&w->c->ports[i], &missed, &nombuf);
+			n->rx_missed += missed;
+			n->rx_no_mbuf += nombuf;
+		}
 }
 
 static void

@@ -91,6 +91,11 @@ struct uet_dpdk_port {
 
 int uet_dpdk_port_setup(const struct uet_dpdk_port_cfg *c, struct uet_dpdk_port *p, char *err,
 			size_t errlen);
+/* The port's receive losses so far (rte_eth_stats): frames its RX rings
+ * had no room for (imissed: the polling lcores fell behind) and receives
+ * that found no mbuf. Zeros where the PMD keeps neither. */
+void uet_dpdk_port_rx_losses(const struct uet_dpdk_port *p, uint64_t *rx_missed,
+			     uint64_t *rx_no_mbuf);
 void uet_dpdk_port_close(struct uet_dpdk_port *p);
 
 /* --- hosts --- */

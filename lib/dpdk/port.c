@@ -300,3 +300,15 @@ uet_dpdk_port_close(struct uet_dpdk_port *p)
 	(void)rte_eth_dev_close(p->port_id);
 	pools_free(p);
 }
+
+void
+uet_dpdk_port_rx_losses(const struct uet_dpdk_port *p, uint64_t *rx_missed, uint64_t *rx_no_mbuf)
+{
+	struct rte_eth_stats st;
+
+	*rx_missed = *rx_no_mbuf = 0;
+	if (rte_eth_stats_get(p->port_id, &st) != 0)
+		return;
+	*rx_missed = st.imissed;
+	*rx_no_mbuf = st.rx_nombuf;
+}

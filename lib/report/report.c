@@ -329,12 +329,15 @@ nic_json(const struct uet_meas *m)
 {
 	struct uet_meas_nic n;
 
+	json_t *o;
+
 	if (!uet_meas_nic(m, &n))
 		return json_null();
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "tx_full", jint(n.tx_full),
-			 "tx_fail_ev", jint(n.tx_fail_ev), "tx_no_neigh", jint(n.tx_no_neigh),
-			 "tx_no_mbuf", jint(n.tx_no_mbuf), "rx_csum_drops", jint(n.rx_csum_drops),
-			 "rx_other_drops", jint(n.rx_other_drops));
+	o = json_object();
+#define NIC_FIELD(f) json_object_set_new(o, #f, jint(n.f));
+	UET_MEAS_NIC_FIELDS(NIC_FIELD)
+#undef NIC_FIELD
+	return o;
 }
 
 /* Losses, each cause counted apart: what the network did (null where the
@@ -949,12 +952,20 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 	else
 		fprintf(f, "network          drops and trims not visible here (the receivers' "
 			   "CE marks: %" PRIu64 ")\n", s->rx_ce_pkts);
-	if (uet_meas_nic(m, &nic))
+	if (uet_meas_nic(m, &nic)) {
 		fprintf(f, "NICs             %" PRIu64 " TX queue full, %" PRIu64 " fail-EV hook, %"
 			   PRIu64 " no neighbour, %" PRIu64 " waits for mbufs; %" PRIu64
 			   " bad checksums, %" PRIu64 " not ours received\n", nic.tx_full,
 			nic.tx_fail_ev, nic.tx_no_neigh, nic.tx_no_mbuf, nic.rx_csum_drops,
 			nic.rx_other_drops);
+		fprintf(f, "lcores           %s: %" PRIu64 " RX ring overflows, %" PRIu64
+			   " receives without an mbuf, %" PRIu64 " frames dropped at a full inbox, %"
+			   PRIu64 " polls late\n",
+			nic.rx_missed || nic.rx_no_mbuf || nic.steer_drops || nic.tx_full
+				? "COULD NOT KEEP UP (more lcores, -l, or fewer endpoints each)"
+				: "kept up",
+			nic.rx_missed, nic.rx_no_mbuf, nic.steer_drops, nic.late_polls);
+	}
 	fprintf(f, "receivers        %" PRIu64 " duplicates discarded, %" PRIu64
 		   " other packets discarded (stale, malformed, no resources)\n"
 		   "events           %zu on the timeline\n"

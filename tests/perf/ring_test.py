@@ -82,8 +82,13 @@ def case_pair(exe, tmp):
     size = 1 << 20
     rep, out = run(exe, endpoints(2) + ["--pattern", "pair", "--size", str(size),
                                         "--iters", "3", "--verify"], tmp, "pair")
-    check_common(rep, 3, 3 * size)
+    end = check_common(rep, 3, 3 * size)
     assert "BW average" in out or "#bytes" in out, out
+    # Whether the lcores kept up: the ports' RX losses and the loop's own.
+    nic = need(end, "nic")
+    for k in ("rx_missed", "rx_no_mbuf", "steer_drops", "late_polls", "tx_full"):
+        assert isinstance(nic.get(k), int), (k, nic)
+    assert nic["rx_missed"] == 0 and nic["tx_full"] == 0, nic
 
 
 def case_pdc_close(exe, tmp):

@@ -192,6 +192,7 @@ static void
 test_ack_request_every_fill(void **state)
 {
 	static const char *const what[] = { "one request", "limiting", "open" };
+	struct uet_cc_fixed_cfg wide = { .cwnd_bytes = 4u << 20 };
 	struct uet_ep_config c;
 	uint64_t acks[3];
 	uint32_t k;
@@ -202,7 +203,7 @@ test_ack_request_every_fill(void **state)
 		c.cc = uet_cc_find("fixed");
 		c.ack_req_every_fill = k > 0;
 		if (k == 2)
-			c.cc_cfg = &(struct uet_cc_fixed_cfg){ .cwnd_bytes = 4u << 20 };
+			c.cc_cfg = &wide;
 		acks[k] = forty_messages(&c);
 		print_message("# AR on window fill, %s: %" PRIu64 " ACKs for 400 packets\n",
 			      what[k], acks[k]);
