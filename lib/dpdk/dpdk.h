@@ -107,7 +107,9 @@ struct uet_dpdk_host_stats {
 	uint64_t rx_ep_drops;       /* the endpoint refused it */
 	uint64_t tx_no_neigh;       /* no MAC for the next hop yet: dropped,
 				     * an ARP request sent instead */
-	uint64_t tx_full;           /* TX queue full: dropped after retries */
+	uint64_t tx_full;           /* TX queue full: the host waited for room
+				     * (the NIC or link is the bottleneck;
+				     * nothing is dropped) */
 	uint64_t tx_fail_ev;        /* blackholed by the fail-EV hook */
 	uint64_t tx_no_mbuf;        /* the mbuf pool was empty: sending waits */
 	uint64_t tx_csum_skipped_bytes; /* payload bytes known to be zero that the

@@ -32,7 +32,6 @@
  * (one that is not there: no flood). */
 #define ARP_RETRY_NS 100000ULL
 #define ARP_RETRY_MAX_NS 100000000ULL
-#define TX_RETRIES 8
 
 struct neigh {
 	uint32_t ip;
@@ -368,22 +367,36 @@ txq_of(struct uet_dpdk_lcore *lc, const struct uet_dpdk_host *h)
 	return &lc->q[h->txq];
 }
 
+/*
+ * Hand the queued frames to the NIC. What it has no room for stays queued,
+ * in order, for the next flush: a full TX ring is backpressure (the link
+ * or the PMD is the bottleneck), and the endpoints wait (txq_room) instead
+ * of losing packets to their own NIC.
+ */
 static uint32_t
-txq_flush(struct txq *q, struct uet_dpdk_host_stats *st)
+txq_flush(struct txq *q)
 {
-	uint16_t sent = 0, tries;
+	uint16_t sent = q->n ? rte_eth_tx_burst(q->port_id, q->queue, q->pkts, q->n) : 0;
 
-	for (tries = 0; sent < q->n && tries < TX_RETRIES; tries++)
-		sent += rte_eth_tx_burst(q->port_id, q->queue, q->pkts + sent, q->n - sent);
-	if (sent < q->n) {
-		/* The NIC is full: drop like a full TX ring, the transport
-		 * recovers them. */
-		if (st != NULL)
-			st->tx_full += q->n - sent;
-		rte_pktmbuf_free_bulk(q->pkts + sent, q->n - sent);
-	}
-	q->n = 0;
+	if (sent > 0 && sent < q->n)
+		memmove(q->pkts, q->pkts + sent, (size_t)(q->n - sent) * sizeof(q->pkts[0]));
+	q->n = (uint16_t)(q->n - sent);
 	return sent;
+}
+
+/* Room for one more frame of h's queue (flushing if it is full); false
+ * and counted when the NIC has none: the sender waits for a poll. */
+static bool
+txq_room(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h)
+{
+	struct txq *q = txq_of(lc, h);
+
+	if (q->n == UET_DPDK_BURST)
+		txq_flush(q);
+	if (q->n < UET_DPDK_BURST)
+		return true;
+	h->st.tx_full++;
+	return false;
 }
 
 static void
@@ -393,7 +406,7 @@ txq_put(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m)
 
 	q->pkts[q->n++] = m;
 	if (q->n == UET_DPDK_BURST)
-		txq_flush(q, &h->st);
+		txq_flush(q);
 }
 
 static void
@@ -423,6 +436,10 @@ send_arp(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, uint16_t op, const 
 	/* Pad to the 60-byte Ethernet minimum. */
 	m->data_len = m->pkt_len = RTE_ETHER_MIN_LEN - RTE_ETHER_CRC_LEN;
 	memset((uint8_t *)(arp + 1), 0, m->data_len - sizeof(*eth) - sizeof(*arp));
+	if (!txq_room(lc, h)) {
+		rte_pktmbuf_free(m); /* asked again, or answered, later */
+		return;
+	}
 	if (op == RTE_ARP_OP_REPLY)
 		h->st.tx_arp_replies++;
 	else
@@ -535,7 +552,7 @@ host_write(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, uint64_t now_ns, 
 
 	/* Most polls find most endpoints with nothing to send: ask before
 	 * taking an mbuf. */
-	while (n_out < max && uet_ep_may_write(h->ep)) {
+	while (n_out < max && uet_ep_may_write(h->ep) && txq_room(lc, h)) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(h->port->tx_pool);
 		struct uet_dpdk_txpriv *tp;
 		struct uet_tx_meta tm;
@@ -853,8 +870,11 @@ uet_dpdk_lcore_destroy(struct uet_dpdk_lcore *lc)
 
 	if (lc == NULL)
 		return;
-	for (i = 0; i < lc->nq; i++)
-		txq_flush(&lc->q[i], NULL);
+	for (i = 0; i < lc->nq; i++) {
+		txq_flush(&lc->q[i]);
+		rte_pktmbuf_free_bulk(lc->q[i].pkts, lc->q[i].n);
+		lc->q[i].n = 0;
+	}
 	while (rte_ring_sc_dequeue(lc->inbox, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
 	for (i = 0; i < lc->n; i++)
@@ -995,7 +1015,7 @@ uet_dpdk_lcore_poll(struct uet_dpdk_lcore *lc, uint64_t now_ns)
 	lc->rr = lc->rr + 1 < lc->n ? lc->rr + 1 : 0;
 	for (i = 0; i < lc->nq; i++)
 		if (lc->q[i].n > 0)
-			txq_flush(&lc->q[i], &lc->hosts[0]->st);
+			txq_flush(&lc->q[i]);
 	uet_dpdk_tel_publish(lc->tel, lc->hosts, lc->n, now_ns);
 	return moved;
 }

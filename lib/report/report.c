@@ -953,7 +953,7 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 		fprintf(f, "network          drops and trims not visible here (the receivers' "
 			   "CE marks: %" PRIu64 ")\n", s->rx_ce_pkts);
 	if (uet_meas_nic(m, &nic)) {
-		fprintf(f, "NICs             %" PRIu64 " TX queue full, %" PRIu64 " fail-EV hook, %"
+		fprintf(f, "NICs             %" PRIu64 " waits for a full TX queue, %" PRIu64 " fail-EV hook, %"
 			   PRIu64 " no neighbour, %" PRIu64 " waits for mbufs; %" PRIu64
 			   " bad checksums, %" PRIu64 " not ours received\n", nic.tx_full,
 			nic.tx_fail_ev, nic.tx_no_neigh, nic.tx_no_mbuf, nic.rx_csum_drops,
@@ -961,7 +961,7 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 		fprintf(f, "lcores           %s: %" PRIu64 " RX ring overflows, %" PRIu64
 			   " receives without an mbuf, %" PRIu64 " frames dropped at a full inbox, %"
 			   PRIu64 " polls late\n",
-			nic.rx_missed || nic.rx_no_mbuf || nic.steer_drops || nic.tx_full
+			nic.rx_missed || nic.rx_no_mbuf || nic.steer_drops
 				? "COULD NOT KEEP UP (more lcores, -l, or fewer endpoints each)"
 				: "kept up",
 			nic.rx_missed, nic.rx_no_mbuf, nic.steer_drops, nic.late_polls);

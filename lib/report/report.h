@@ -236,7 +236,7 @@ bool uet_meas_net(const struct uet_meas *m, struct uet_meas_net *out);
 /* What the hosts' ports dropped, by cause (uet-perf's DPDK glue; uet-sim's
  * fabric counts its own in uet_meas_net). */
 struct uet_meas_nic {
-	uint64_t tx_full;         /* TX queue full after retries */
+	uint64_t tx_full;         /* sends that waited for room in a TX queue */
 	uint64_t tx_fail_ev;      /* blackholed by the fail-EV hook */
 	uint64_t tx_no_neigh;     /* no MAC for the next hop yet */
 	uint64_t tx_no_mbuf;      /* mbuf pool empty: the send waited */

@@ -633,7 +633,7 @@ test_summary_block(void **state)
 	assert_int_equal(uet_report_summary(mm.f, m, END_NS), 0);
 	txt = mem_close(&mm);
 	assert_int_equal(count_lines(txt), 18);
-	assert_non_null(strstr(txt, "NICs             1 TX queue full, 2 fail-EV hook, 3 no "
+	assert_non_null(strstr(txt, "NICs             1 waits for a full TX queue, 2 fail-EV hook, 3 no "
 				    "neighbour, 4 waits for mbufs; 5 bad checksums, 6 not ours "
 				    "received\n"));
 	/* The lcores fell behind: said so, with what showed it. */
