@@ -5,7 +5,7 @@
 /*
  * uet-perf options: one typed struct filled from defaults, then an INI file
  * (--config FILE, read with iniparser), then the command line (getopt_long)
- * on top. One table in conf.c lists every option once (long and short name,
+ * on top. One table in table.c lists every option once (long and short name,
  * INI section.key, type, default, bounds, help); the parsers, --help,
  * doc/options.md and the config hash all come from it.
  *
