@@ -96,11 +96,23 @@ nrx_windows(const struct uet_ep_config *c)
 	return c->max_rx_windows ? c->max_rx_windows : c->max_pdcs;
 }
 
+/* Bytes of LB then CC state per PDC slot, each 8-aligned; *cc_off: where
+ * the CC's starts. */
+static uint32_t
+algo_stride(const struct uet_ep_config *c, uint32_t *cc_off)
+{
+	uint32_t lb = (uint32_t)((c->lb->state_size + 7) & ~(size_t)7);
+	uint32_t cc = (uint32_t)((c->cc->state_size + 7) & ~(size_t)7);
+
+	if (cc_off != NULL)
+		*cc_off = lb;
+	return lb + cc;
+}
+
 size_t
 uet_ep_pdc_bytes(const struct uet_ep_config *c)
 {
-	(void)c;
-	return sizeof(struct pdc);
+	return sizeof(struct pdc) + algo_stride(c, NULL);
 }
 
 size_t
@@ -109,7 +121,7 @@ uet_ep_mem_bytes(const struct uet_ep_config *c)
 	size_t w = c->window_psns, n = c->max_pdcs;
 
 	return sizeof(struct uet_ep) +
-	       n * (sizeof(struct pdc) + sizeof(uint32_t) * 2) +
+	       n * (sizeof(struct pdc) + algo_stride(c, NULL) + sizeof(uint32_t) * 2) +
 	       /* PDC map and timer heap */
 	       4 * n * (sizeof(uint64_t) + sizeof(uint32_t)) +
 	       n * (sizeof(struct uet_theap_ent) + sizeof(uint32_t)) +
@@ -161,6 +173,8 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 	ep->n_txw = ntx;
 	ep->n_rxw = nrx;
 	ep->pdcs = calloc(cfg->max_pdcs, sizeof(*ep->pdcs));
+	ep->algo_stride = algo_stride(cfg, &ep->algo_cc_off);
+	ep->algo = calloc(cfg->max_pdcs, ep->algo_stride);
 	ep->pdc_free = calloc(cfg->max_pdcs, sizeof(uint32_t));
 	ep->txw_ent = calloc((size_t)ntx * ep->win, sizeof(struct tx_ent));
 	ep->txw_rtxq = calloc((size_t)ntx * ep->win, sizeof(uint32_t));
@@ -173,7 +187,7 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 	ep->rxm = calloc(cfg->max_rx_msgs, sizeof(*ep->rxm));
 	ep->rxm_free = calloc(cfg->max_rx_msgs, sizeof(uint32_t));
 	ep->cq = calloc(cfg->ctrl_queue_len, sizeof(*ep->cq));
-	if (ep->pdcs == NULL || ep->pdc_free == NULL || ep->txw_ent == NULL ||
+	if (ep->pdcs == NULL || ep->algo == NULL || ep->pdc_free == NULL || ep->txw_ent == NULL ||
 	    ep->txw_rtxq == NULL || ep->txw_free == NULL || ep->txw_wait == NULL ||
 	    ep->rxw_bits == NULL || ep->rxw_free == NULL || ep->txm == NULL ||
 	    ep->txm_free == NULL || ep->rxm == NULL || ep->rxm_free == NULL ||
@@ -219,6 +233,7 @@ uet_ep_destroy(struct uet_ep *ep)
 	uet_hmap_fini(&ep->rxm_map);
 	uet_theap_fini(&ep->timers);
 	free(ep->pdcs);
+	free(ep->algo);
 	free(ep->pdc_free);
 	free(ep->txw_ent);
 	free(ep->txw_rtxq);
@@ -614,7 +629,7 @@ uet_ep_pdc_iter(const struct uet_ep *ep, uint32_t *cursor, struct uet_pdc_info *
 			info->queued_msgs = p->tx.n_msgs;
 			info->rtx_queued = p->tx.rtxq_len;
 			info->in_recovery = p->tx.in_recovery;
-			info->lb_frozen = ep->cfg.lb->frozen != NULL && ep->cfg.lb->frozen(p->tx.lb);
+			info->lb_frozen = ep->cfg.lb->frozen != NULL && ep->cfg.lb->frozen(pdc_lb(ep, p));
 		} else {
 			info->cack = p->rx.cack;
 			info->ooo_count = p->rx.ooo;

@@ -174,8 +174,9 @@ struct pdc_tx {
 	uint8_t trim_seen;         /* the fabric trims: any RTO is a failure */
 	uint32_t rcvd_at_probe;
 	uint16_t probe_opaque;
-	alignas(8) uint8_t lb[UET_LB_STATE_MAX];
-	alignas(8) uint8_t cc[UET_CC_STATE_MAX];
+	/* The load balancer's and congestion controller's state are not here
+	 * but in ep->algo, sized by the algorithms chosen (pdc_lb, pdc_cc):
+	 * REPS needs 25 B, not the 192 every algorithm may have. */
 };
 
 struct pdc_rx {
@@ -246,6 +247,8 @@ struct ctrl_item {
 
 struct uet_ep {
 	struct uet_ep_config cfg;
+	uint8_t *algo;       /* per PDC slot: LB state, then CC state */
+	uint32_t algo_stride, algo_cc_off;
 	struct uet_prng rng;
 	struct uet_ep_stats st;
 	uint32_t win;        /* window_psns */
@@ -362,5 +365,18 @@ uint64_t rx_deadline(const struct uet_ep *ep, const struct pdc *p);
 void rx_release(struct uet_ep *ep, struct pdc *p, int status, uint64_t now);
 void rx_push_nack(struct uet_ep *ep, uint32_t peer_ip, uint16_t spdcid, uint16_t dpdcid,
 		  uint32_t psn, uint8_t code, uint8_t flags, uint16_t ev, uint32_t payload);
+
+/* A PDC's load-balancer and congestion-control state (ep->algo). */
+static inline void *
+pdc_lb(const struct uet_ep *ep, const struct pdc *p)
+{
+	return ep->algo + (size_t)p->slot * ep->algo_stride;
+}
+
+static inline void *
+pdc_cc(const struct uet_ep *ep, const struct pdc *p)
+{
+	return ep->algo + (size_t)p->slot * ep->algo_stride + ep->algo_cc_off;
+}
 
 #endif /* UET_CORE_EP_H_ */

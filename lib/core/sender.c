@@ -61,7 +61,7 @@ full_pkt_bytes(const struct uet_ep *ep)
 uint32_t
 tx_cwnd(const struct uet_ep *ep, const struct pdc *p)
 {
-	uint32_t w = ep->cfg.cc->cwnd(p->tx.cc);
+	uint32_t w = ep->cfg.cc->cwnd(pdc_cc(ep, p));
 
 	return w < full_pkt_bytes(ep) ? full_pkt_bytes(ep) : w;
 }
@@ -184,7 +184,7 @@ lb_next(struct uet_ep *ep, struct pdc *p, uint32_t cwnd, bool retx, bool probe, 
 		.p = &ep->lb_params,
 		.events = 0,
 	};
-	uint16_t ev = ep->cfg.lb->next_ev(p->tx.lb, &c);
+	uint16_t ev = ep->cfg.lb->next_ev(pdc_lb(ep, p), &c);
 
 	lb_events(ep, c.events);
 	return ev;
@@ -218,7 +218,7 @@ lb_feedback_full(struct uet_ep *ep, struct pdc *p, enum uet_lb_fb_kind k, uint16
 		ep->st.rx_foreign_ev++;
 		return;
 	}
-	lb_events(ep, ep->cfg.lb->feedback(p->tx.lb, &fb));
+	lb_events(ep, ep->cfg.lb->feedback(pdc_lb(ep, p), &fb));
 }
 
 static void
@@ -245,7 +245,7 @@ cc_loss_rtt(struct uet_ep *ep, struct pdc *p, enum uet_cc_loss_kind k, uint32_t 
 		l.episode_start = true;
 		p->tx.undo_cc = 1;
 	}
-	ep->cfg.cc->on_loss(p->tx.cc, &l);
+	ep->cfg.cc->on_loss(pdc_cc(ep, p), &l);
 }
 
 static void
@@ -427,13 +427,13 @@ tx_open(struct uet_ep *ep, uint32_t dst_ip, uint16_t stream, uint64_t now, int *
 	lp.base_rtt_ns = ep->cfg.base_rtt_ns;
 	lp.link_bps = ep->cfg.link_bps;
 	lp.cfg = ep->cfg.lb_cfg;
-	rc = ep->cfg.lb->init(p->tx.lb, &lp, &ep->rng);
+	rc = ep->cfg.lb->init(pdc_lb(ep, p), &lp, &ep->rng);
 	if (rc == 0) {
 		cp.mss_bytes = full_pkt_bytes(ep);
 		cp.base_rtt_ns = ep->cfg.base_rtt_ns;
 		cp.link_bps = ep->cfg.link_bps;
 		cp.cfg = ep->cfg.cc_cfg;
-		rc = ep->cfg.cc->init(p->tx.cc, &cp);
+		rc = ep->cfg.cc->init(pdc_cc(ep, p), &cp);
 	}
 	if (rc < 0) {
 		ep->st.pdcs_opened--;
@@ -676,7 +676,7 @@ static void
 loss_episode_end(struct uet_ep *ep, struct pdc *p, uint64_t now)
 {
 	if (p->tx.undo_spur && !p->tx.undo_real && p->tx.undo_cc && ep->cfg.cc->undo != NULL) {
-		ep->cfg.cc->undo(p->tx.cc, now);
+		ep->cfg.cc->undo(pdc_cc(ep, p), now);
 		ep->st.loss_undos++;
 	}
 	if (!p->tx.undo_real)
@@ -1520,7 +1520,7 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_
 			.ev = meta->ev,
 		};
 
-		ep->cfg.cc->on_ack(p->tx.cc, &ca);
+		ep->cfg.cc->on_ack(pdc_cc(ep, p), &ca);
 	}
 	lb_feedback(ep, p, UET_LB_FB_ACK, meta->ev, ce, retx_echo, rtt, now);
 	/* ACK+Carry: the other unmarked paths this ACK covers. */

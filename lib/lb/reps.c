@@ -38,7 +38,7 @@
  * (uet_ep_config.ack_carry_evs): each EV a coalesced ACK carries arrives
  * as UET_LB_FB_CARRIED and is cached like an unmarked ACK's.
  *
- * Per-PDC state: 25 bytes, as Table 1 (the 32-bit freeze exit is kept in
+ * Per-PDC state: 24 bytes, within Table 1's 25 (the 32-bit freeze exit is kept in
  * units of 1.024 us).
  */
 #include "uet/err.h"
@@ -49,18 +49,25 @@
 struct __attribute__((packed)) reps_state {
 	uint16_t ev[REPS_N];   /* cachedEV */
 	uint32_t exit_us;      /* exitFreezingMode, units of 1024 ns */
-	uint8_t valid;         /* isValid, one bit per entry */
+	uint8_t valid;         /* isValid, one bit per entry; their count is
+				* numberOfValidEVs (nvalid()) */
 	uint8_t head : 3;      /* next slot to write */
-	uint8_t nvalid : 4;    /* numberOfValidEVs */
 	uint8_t frozen : 1;    /* isFreezingMode */
+	uint8_t uses : 4;      /* packets sent on the oldest valid entry (reuse
+				* is at most 15) */
 	uint8_t nfilled : 4;   /* slots ever written (isEmpty) */
 	uint8_t frz_rr : 3;    /* round robin while frozen */
 	uint8_t forced : 1;    /* the forced freeze (App. A) happened */
 	uint8_t explore;       /* exploreCounter */
-	uint8_t uses;          /* packets sent on the oldest valid entry */
 };
 
-_Static_assert(sizeof(struct reps_state) <= 25, "REPS state must stay within 25 bytes");
+_Static_assert(sizeof(struct reps_state) <= 24, "REPS state must stay within 24 bytes");
+
+static inline uint32_t
+nvalid(const struct reps_state *st)
+{
+	return (uint32_t)__builtin_popcount(st->valid);
+}
 _Static_assert(sizeof(struct reps_state) <= UET_LB_STATE_MAX, "REPS state too big");
 
 static inline uint32_t
@@ -74,7 +81,6 @@ reps_clear(struct reps_state *st)
 {
 	st->valid = 0;
 	st->head = 0;
-	st->nvalid = 0;
 	st->nfilled = 0;
 	st->frz_rr = 0;
 	st->uses = 0;
@@ -132,15 +138,14 @@ reps_next_ev(void *stp, struct uet_lb_send_ctx *c)
 		    st->explore % REPS_N == 0)
 			return uet_lb_random_ev(c->p, c->rng);
 	}
-	if (st->nfilled == 0 || (st->nvalid == 0 && !st->frozen))
+	if (st->nfilled == 0 || (nvalid(st) == 0 && !st->frozen))
 		return uet_lb_random_ev(c->p, c->rng);
 	/* GETNEXTEV */
-	if (st->nvalid > 0) {
-		off = (st->head + REPS_N - st->nvalid) % REPS_N;
+	if (nvalid(st) > 0) {
+		off = (st->head + REPS_N - nvalid(st)) % REPS_N;
 		ev = st->ev[off];
 		if (++st->uses >= reuse) {
 			st->valid &= (uint8_t)~(1u << off);
-			st->nvalid--;
 			st->uses = 0;
 		}
 		return ev;
@@ -176,9 +181,7 @@ reps_feedback(void *stp, const struct uet_lb_feedback *fb)
 		}
 		if (fb->ce)
 			return events;
-		if (!(st->valid & (1u << st->head)))
-			st->nvalid++;
-		else
+		if (st->valid & (1u << st->head))
 			st->uses = 0; /* full ring: the oldest is overwritten */
 		st->ev[st->head] = fb->ev;
 		st->valid |= (uint8_t)(1u << st->head);
@@ -197,7 +200,6 @@ reps_feedback(void *stp, const struct uet_lb_feedback *fb)
 			return events;
 		if (st->frozen) {
 			st->valid = 0;
-			st->nvalid = 0;
 			st->uses = 0;
 		} else {
 			reps_clear(st);
