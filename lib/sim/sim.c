@@ -20,6 +20,12 @@
 /* Bytes kept by a trimming switch: frame headers + PDS + SES, so the
  * receiver can still name the PSN (UET trims to at least MIN_TRIM_SIZE). */
 #define TRIM_LEN (UET_FRAME_HDR_LEN + UET_DATA_HDR_LEN)
+/* A header frame's buffer: a data packet's headers, every control packet
+ * and a trimmed packet fit; in a permutation nearly every packet in
+ * flight is one unless payloads are filled (--verify), a whole 4 KiB
+ * frame costing as much as 17 of them. */
+#define SMALL_FRAME 256
+_Static_assert(TRIM_LEN <= SMALL_FRAME, "a trimmed packet fits a header frame");
 
 /* ------------------------------------------------------------------ */
 /* engine                                                              */
@@ -210,21 +216,20 @@ sim_events_pending(const struct sim *s)
 /* packets                                                             */
 
 static size_t
-chunk_bytes(const struct sim *s)
+chunk_bytes(const struct sim_pool *pl)
 {
 	size_t desc = (PKTS_PER_CHUNK * sizeof(struct sim_pkt) + 63) & ~(size_t)63;
 
-	return desc + (size_t)PKTS_PER_CHUNK * s->data_bytes;
+	return desc + (size_t)PKTS_PER_CHUNK * pl->data_bytes;
 }
 
 /*
- * Grow the pool by one chunk: descriptors then frame buffers. Anonymous
- * memory comes zeroed, so the bytes of a payload nobody filled are still
- * deterministic; transparent huge pages (where the kernel has them) cut
- * the page faults and TLB misses of a pool that reaches hundreds of MB.
+ * Grow a pool by one chunk: descriptors then frame buffers. Transparent
+ * huge pages (where the kernel has them) cut the page faults and TLB
+ * misses of a pool that reaches hundreds of MB.
  */
 static void
-pool_grow(struct sim *s)
+pool_grow(struct sim_pool *pl, uint8_t big)
 {
 	size_t desc = (PKTS_PER_CHUNK * sizeof(struct sim_pkt) + 63) & ~(size_t)63;
 	struct sim_pkt **fs;
@@ -232,45 +237,50 @@ pool_grow(struct sim *s)
 	uint8_t *chunk;
 	uint32_t i;
 
-	if (s->n_chunks == s->cap_chunks) {
-		uint32_t nc = s->cap_chunks ? s->cap_chunks * 2 : 16;
-		void **n = realloc(s->chunks, nc * sizeof(*n));
+	if (pl->n_chunks == pl->cap_chunks) {
+		uint32_t nc = pl->cap_chunks ? pl->cap_chunks * 2 : 16;
+		void **n = realloc(pl->chunks, nc * sizeof(*n));
 
 		if (n == NULL)
 			abort();
-		s->chunks = n;
-		s->cap_chunks = nc;
+		pl->chunks = n;
+		pl->cap_chunks = nc;
 	}
 	/* Room on the free stack for every packet of the pool. */
-	fs = realloc(s->free_pkts, (size_t)(s->n_chunks + 1) * PKTS_PER_CHUNK * sizeof(*fs));
+	fs = realloc(pl->free_pkts, (size_t)(pl->n_chunks + 1) * PKTS_PER_CHUNK * sizeof(*fs));
 	if (fs == NULL)
 		abort();
-	chunk = mmap(NULL, chunk_bytes(s), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	chunk = mmap(NULL, chunk_bytes(pl), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		     -1, 0);
 	if (chunk == MAP_FAILED)
 		abort();
 #ifdef MADV_HUGEPAGE
-	(void)madvise(chunk, chunk_bytes(s), MADV_HUGEPAGE);
+	(void)madvise(chunk, chunk_bytes(pl), MADV_HUGEPAGE);
 #endif
-	s->free_pkts = fs;
-	s->chunks[s->n_chunks++] = chunk;
+	pl->free_pkts = fs;
+	pl->chunks[pl->n_chunks++] = chunk;
 	d = (struct sim_pkt *)chunk;
 	for (i = 0; i < PKTS_PER_CHUNK; i++) {
 		struct sim_pkt *p = &d[PKTS_PER_CHUNK - 1 - i];
 
-		p->data = chunk + desc + (size_t)(PKTS_PER_CHUNK - 1 - i) * s->data_bytes;
-		s->free_pkts[s->n_free++] = p;
+		p->data = chunk + desc + (size_t)(PKTS_PER_CHUNK - 1 - i) * pl->data_bytes;
+		p->big = big;
+		pl->free_pkts[pl->n_free++] = p;
 	}
 }
 
+/* A packet whose frame holds at least bytes: a header frame where they
+ * fit. */
 static struct sim_pkt *
-pkt_alloc(struct sim *s)
+pkt_alloc(struct sim *s, uint32_t bytes)
 {
+	uint8_t big = bytes > s->pool[0].data_bytes;
+	struct sim_pool *pl = &s->pool[big];
 	struct sim_pkt *p;
 
-	if (s->n_free == 0)
-		pool_grow(s);
-	p = s->free_pkts[--s->n_free];
+	if (pl->n_free == 0)
+		pool_grow(pl, big);
+	p = pl->free_pkts[--pl->n_free];
 	p->next = NULL;
 	p->corrupted = 0;
 	p->dst_host = UINT32_MAX;
@@ -280,7 +290,63 @@ pkt_alloc(struct sim *s)
 static void
 pkt_free(struct sim *s, struct sim_pkt *p)
 {
-	s->free_pkts[s->n_free++] = p;
+	struct sim_pool *pl = &s->pool[p->big];
+
+	pl->free_pkts[pl->n_free++] = p;
+}
+
+/* A copy of p's descriptor and stored bytes in a frame of at least
+ * bytes (>= p->stored). */
+static struct sim_pkt *
+pkt_clone(struct sim *s, const struct sim_pkt *p, uint32_t bytes)
+{
+	struct sim_pkt *c = pkt_alloc(s, bytes);
+
+	c->len = p->len;
+	c->stored = p->stored;
+	c->cls = p->cls;
+	c->dcls = p->dcls;
+	c->corrupted = p->corrupted;
+	c->dst_host = p->dst_host;
+	c->key = p->key;
+	memcpy(c->data, p->data, p->stored);
+	return c;
+}
+
+/* p with every byte of its frame stored (its zero tail written out):
+ * p itself, or a whole-frame copy that replaces it. */
+static struct sim_pkt *
+pkt_whole(struct sim *s, struct sim_pkt *p)
+{
+	struct sim_pkt *c;
+
+	if (p->stored == p->len)
+		return p;
+	if (p->big) {
+		memset(p->data + p->stored, 0, p->len - p->stored);
+		p->stored = p->len;
+		return p;
+	}
+	c = pkt_clone(s, p, p->len);
+	memset(c->data + c->stored, 0, c->len - c->stored);
+	c->stored = c->len;
+	pkt_free(s, p);
+	return c;
+}
+
+/* All len bytes of p's frame, contiguous: its own buffer when whole, else
+ * v's, with the stored bytes and zeros after them. Valid until v is used
+ * again. */
+static const uint8_t *
+pkt_view(struct sim_zview *v, const struct sim_pkt *p)
+{
+	if (p->stored == p->len)
+		return p->data;
+	memcpy(v->buf, p->data, p->stored);
+	if (v->dirty > p->stored)
+		memset(v->buf + p->stored, 0, v->dirty - p->stored);
+	v->dirty = p->stored;
+	return v->buf;
 }
 
 static void
@@ -372,7 +438,7 @@ ecn_on_dequeue(struct sim *s, struct sim_port *p, struct sim_pkt *pkt)
  * cancel out in the 16-bit one's-complement sum; real networks avoid that by
  * checking the FCS at every hop.
  */
-static void
+static struct sim_pkt *
 corrupt(struct sim *s, struct sim_pkt *pkt)
 {
 	/* Flip a non-empty set of bits inside one byte past the Ethernet
@@ -381,8 +447,11 @@ corrupt(struct sim *s, struct sim_pkt *pkt)
 	uint32_t off = UET_ETH_HLEN + (uint32_t)uet_prng_below(&s->rng, pkt->len - UET_ETH_HLEN);
 	uint8_t mask = (uint8_t)(1 + uet_prng_below(&s->rng, 255));
 
+	if (off >= pkt->stored)
+		pkt = pkt_whole(s, pkt);
 	pkt->data[off] ^= mask;
 	pkt->corrupted = 1;
+	return pkt;
 }
 
 /*
@@ -462,25 +531,35 @@ port_try_send(struct sim *s, struct sim_port *p)
 	for (i = 0; i < copies; i++) {
 		struct sim_pkt *c = pkt;
 
-		if (i > 0) {
-			c = pkt_alloc(s);
-			c->len = pkt->len;
-			c->cls = pkt->cls;
-			c->dcls = pkt->dcls;
-			c->corrupted = pkt->corrupted;
-			c->dst_host = pkt->dst_host;
-			c->key = pkt->key;
-			memcpy(c->data, pkt->data, pkt->len);
-		}
+		if (i > 0)
+			c = pkt_clone(s, pkt, pkt->stored);
 		if (uet_prng_chance_ppm(&s->rng, p->fault.corrupt_ppm) && !c->corrupted) {
 			p->st.corrupts++;
-			corrupt(s, c);
+			c = corrupt(s, c);
 		}
 		arrive = s->now + tx_ps + p->lat_ps;
 		if (p->fault.jitter_ns > 0)
 			arrive += uet_prng_below(&s->rng, sim_ps(p->fault.jitter_ns) + 1);
 		sim_at(s, arrive, node_receive, p->peer, (uint64_t)(uintptr_t)c);
 	}
+}
+
+/* Cut pkt to TRIM_LEN bytes with the DSCP dscp. A header frame is cut in
+ * a view: the trim checks the UDP checksum over the whole datagram. */
+static void
+pkt_trim(struct sim *s, struct sim_pkt *pkt, uint8_t dscp)
+{
+	uint8_t *f = (uint8_t *)pkt_view(&s->zv_aux, pkt);
+	int n = uet_frame_trim(f, pkt->len, UET_ETH_HLEN, TRIM_LEN, dscp);
+
+	if (n < 0)
+		return; /* our own frames always trim; keep it as it was */
+	if (f != pkt->data) {
+		memcpy(pkt->data, f, (size_t)n);
+		if (s->zv_aux.dirty < (uint32_t)n)
+			s->zv_aux.dirty = (uint32_t)n;
+	}
+	pkt->len = pkt->stored = (uint32_t)n;
 }
 
 static void
@@ -505,10 +584,8 @@ port_enqueue(struct sim *s, struct sim_port *p, struct sim_pkt *pkt)
 		}
 		/* Cut to the headers and forward on the control class; the
 		 * last hop before a host marks it so (incast, not the path). */
-		pkt->len = (uint32_t)uet_frame_trim(pkt->data, pkt->len, UET_ETH_HLEN, TRIM_LEN,
-						    p->peer->node->kind == NODE_HOST
-							    ? s->cfg.dscp.trimmed_lasthop
-							    : s->cfg.dscp.trimmed);
+		pkt_trim(s, pkt, p->peer->node->kind == NODE_HOST ? s->cfg.dscp.trimmed_lasthop
+								      : s->cfg.dscp.trimmed);
 		pkt->cls = 0;
 		pkt->dcls = 0;
 		p->st.trims++;
@@ -746,19 +823,28 @@ host_pull(struct sim *s, struct sim_host *h)
 	struct uet_frame_tx tx;
 	struct uet_tx_meta m;
 	struct sim_pkt *pkt;
+	uint32_t zero_tail = 0;
 	int n;
 
 	if (h->ep == NULL)
 		return NULL;
-	pkt = pkt_alloc(s);
+	/* Written into a whole frame (the endpoint wants room for the
+	 * payload); one that is only headers moves to a header frame below,
+	 * so the whole frame is reused at once and stays in the cache. */
+	pkt = pkt_alloc(s, s->frame_cap);
 	n = uet_ep_write_pkt(h->ep, pkt->data + UET_FRAME_HDR_LEN,
 			     s->frame_cap - UET_FRAME_HDR_LEN, &m, sim_now_ns(s));
 	if (n <= 0) {
 		pkt_free(s, pkt);
 		return NULL;
 	}
-	if (m.payload_len > 0 && !m.payload_filled && s->fill != NULL)
-		s->fill(s->fill_ctx, &m, pkt->data + UET_FRAME_HDR_LEN + m.hdr_len);
+	if (m.payload_len > 0 && !m.payload_filled) {
+		if (s->fill != NULL)
+			s->fill(s->fill_ctx, &m, pkt->data + UET_FRAME_HDR_LEN + m.hdr_len);
+		else
+			/* Nobody fills it: its bytes are zero, and not kept. */
+			zero_tail = m.payload_len;
+	}
 	memcpy(tx.src_mac, h->mac, 6);
 	sim_mac_of(m.dst_ip, tx.dst_mac);
 	tx.src_ip = h->ip;
@@ -769,9 +855,19 @@ host_pull(struct sim *s, struct sim_host *h)
 	tx.ecn = m.ecn_capable ? UET_ECN_ECT0 : UET_ECN_NOT_ECT;
 	tx.ttl = 64;
 	tx.ip_id = h->ip_id++;
-	tx.zero_tail = 0;
+	tx.zero_tail = zero_tail;
 	pkt->len = (uint32_t)uet_frame_encap(pkt->data, s->frame_cap, &tx, (size_t)n,
 					     !s->cfg.no_udp_csum);
+	pkt->stored = pkt->len - zero_tail;
+	if (pkt->stored <= s->pool[0].data_bytes) {
+		struct sim_pkt *hdr = pkt_clone(s, pkt, pkt->stored);
+
+		pkt_free(s, pkt);
+		pkt = hdr;
+	} else if (zero_tail > 0) {
+		memset(pkt->data + pkt->stored, 0, zero_tail);
+		pkt->stored = pkt->len;
+	}
 	pkt->cls = 1;
 	pkt->dcls = classify(s, pkt);
 	pkt->dst_host = m.dst_ip - s->ip_base;
@@ -781,7 +877,7 @@ host_pull(struct sim *s, struct sim_host *h)
 			    UET_IPPROTO_UDP);
 	h->st.tx_frames++;
 	if (h->pcap != NULL)
-		uet_pcap_write(h->pcap, sim_now_ns(s), pkt->data, pkt->len);
+		uet_pcap_write(h->pcap, sim_now_ns(s), pkt_view(&s->zv_aux, pkt), pkt->len);
 	/* Writing may have armed a retransmission timer. */
 	host_timer_arm(s, h);
 	return pkt;
@@ -790,6 +886,7 @@ host_pull(struct sim *s, struct sim_host *h)
 static void
 host_receive(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 {
+	const uint8_t *f = pkt_view(&s->zv_rx, pkt);
 	struct uet_frame_rx r;
 	struct uet_rx_meta m;
 	int rc;
@@ -797,8 +894,8 @@ host_receive(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 	h->st.rx_frames++;
 	h->st.last_rx_ps = s->now;
 	if (h->pcap != NULL)
-		uet_pcap_write(h->pcap, sim_now_ns(s), pkt->data, pkt->len);
-	rc = uet_frame_decap(pkt->data, pkt->len, &r, UET_FRAME_VERIFY_CSUM);
+		uet_pcap_write(h->pcap, sim_now_ns(s), f, pkt->len);
+	rc = uet_frame_decap(f, pkt->len, &r, UET_FRAME_VERIFY_CSUM);
 	if (rc < 0) {
 		if (rc == UET_ERR_CHECKSUM)
 			h->st.rx_csum_drops++;
@@ -823,8 +920,7 @@ host_receive(struct sim *s, struct sim_host *h, struct sim_pkt *pkt)
 	m.ce = r.ecn == UET_ECN_CE;
 	m.trimmed = r.dscp == s->cfg.dscp.trimmed ? 1
 		    : r.dscp == s->cfg.dscp.trimmed_lasthop ? 2 : 0;
-	rc = uet_ep_read_pkt(h->ep, &m, pkt->data + r.payload_off, r.payload_len,
-			     sim_now_ns(s));
+	rc = uet_ep_read_pkt(h->ep, &m, f + r.payload_off, r.payload_len, sim_now_ns(s));
 	if (rc < 0)
 		h->st.rx_ep_drops++;
 	pkt_free(s, pkt);
@@ -917,9 +1013,9 @@ sim_host_send_raw(struct sim *s, uint32_t host, const uint8_t *frame, uint32_t l
 
 	if (host >= s->n_hosts || len > s->frame_cap || len < UET_FRAME_HDR_LEN)
 		return UET_ERR_INVAL;
-	pkt = pkt_alloc(s);
+	pkt = pkt_alloc(s, len);
 	memcpy(pkt->data, frame, len);
-	pkt->len = len;
+	pkt->len = pkt->stored = len;
 	port_enqueue(s, s->hosts[host].port, pkt);
 	return 0;
 }
@@ -946,7 +1042,16 @@ sim_create(const struct sim_config *c)
 	s->frame_cap = c->mtu_bytes ? c->mtu_bytes : 9216;
 	if (s->frame_cap < TRIM_LEN + 64)
 		s->frame_cap = TRIM_LEN + 64;
-	s->data_bytes = (s->frame_cap + 63) & ~63u;
+	s->pool[0].data_bytes = SMALL_FRAME;
+	s->pool[1].data_bytes = (s->frame_cap + 63) & ~63u;
+	s->zv_rx.buf = calloc(1, s->frame_cap);
+	s->zv_aux.buf = calloc(1, s->frame_cap);
+	if (s->zv_rx.buf == NULL || s->zv_aux.buf == NULL) {
+		free(s->zv_rx.buf);
+		free(s->zv_aux.buf);
+		free(s);
+		return NULL;
+	}
 	uet_prng_seed(&s->rng, c->seed ^ 0x51e55eedULL);
 	s->ip_base = 0x0a000001;
 	return s;
@@ -955,16 +1060,22 @@ sim_create(const struct sim_config *c)
 void
 sim_destroy(struct sim *s)
 {
-	uint32_t i;
+	uint32_t i, k;
 
 	if (s == NULL)
 		return;
 	for (i = 0; i < s->n_hosts; i++)
 		uet_ep_destroy(s->hosts[i].ep);
-	for (i = 0; i < s->n_chunks; i++)
-		munmap(s->chunks[i], chunk_bytes(s));
-	free(s->chunks);
-	free(s->free_pkts);
+	for (k = 0; k < 2; k++) {
+		struct sim_pool *pl = &s->pool[k];
+
+		for (i = 0; i < pl->n_chunks; i++)
+			munmap(pl->chunks[i], chunk_bytes(pl));
+		free(pl->chunks);
+		free(pl->free_pkts);
+	}
+	free(s->zv_rx.buf);
+	free(s->zv_aux.buf);
 	sim_topo_free(s);
 	sim_fail_free(s);
 	free(s->heap_mem);
@@ -1113,17 +1224,21 @@ sim_switch_drops(const struct sim *s)
 }
 
 uint64_t
-sim_pool_pkts(const struct sim *s)
+sim_pool_pkts(const struct sim *s, bool whole)
 {
-	return (uint64_t)s->n_chunks * PKTS_PER_CHUNK;
+	return (uint64_t)s->pool[whole].n_chunks * PKTS_PER_CHUNK;
 }
 
 uint64_t
 sim_mem_bytes(const struct sim *s)
 {
 	return sizeof(*s) + s->heap_cap * (sizeof(struct sim_evkey) + sizeof(struct sim_ev) + 4) +
-	       sim_pool_pkts(s) * (sizeof(struct sim_pkt) + s->data_bytes + sizeof(void *)) +
-	       s->cap_chunks * sizeof(void *) +
+	       sim_pool_pkts(s, false) *
+		       (sizeof(struct sim_pkt) + s->pool[0].data_bytes + sizeof(void *)) +
+	       sim_pool_pkts(s, true) *
+		       (sizeof(struct sim_pkt) + s->pool[1].data_bytes + sizeof(void *)) +
+	       (s->pool[0].cap_chunks + s->pool[1].cap_chunks) * sizeof(void *) +
+	       2 * (uint64_t)s->frame_cap +
 	       (uint64_t)s->n_nodes * sizeof(struct sim_node) +
 	       (uint64_t)s->n_ports * sizeof(struct sim_port) +
 	       (uint64_t)s->n_hosts * sizeof(struct sim_host) +

@@ -393,9 +393,11 @@ void sim_total_stats(const struct sim *s, struct sim_port_stats *out);
  * route: drops_noroute counts those too). */
 uint64_t sim_switch_drops(const struct sim *s);
 
-/* Bytes allocated now: the fabric, event queue and packet pool (not the
- * endpoints: uet_ep_mem_bytes). Packets in the pool, in use or free. */
+/* Bytes allocated now: the fabric, event queue and packet pools (not the
+ * endpoints: uet_ep_mem_bytes). Packets in a pool, in use or free: whole
+ * frames, or frames of headers only (control, trimmed, and data whose
+ * payload nobody filled: those zeros are not stored). */
 uint64_t sim_mem_bytes(const struct sim *s);
-uint64_t sim_pool_pkts(const struct sim *s);
+uint64_t sim_pool_pkts(const struct sim *s, bool whole);
 
 #endif /* UET_SIM_SIM_H_ */

@@ -24,11 +24,27 @@ struct sim_pkt {
 	uint8_t *data;
 	uint64_t key;       /* 5-tuple hash input, without the switch seed */
 	uint32_t len;
+	uint32_t stored;    /* bytes held in data; the frame's bytes from here
+			     * to len are zero (a payload nobody filled) */
+	uint8_t big;        /* its pool: 0 header frames, 1 full frames */
 	uint32_t dst_host;  /* UINT32_MAX: not known, parse the headers */
 	uint8_t cls;        /* 0: control and trimmed headers, 1: data */
 	uint8_t dcls;       /* the class its DSCP says (cls is 1 for
 			     * everything a host NIC sends, as it always was) */
 	uint8_t corrupted;
+};
+
+struct sim_pool {
+	uint32_t data_bytes;  /* frame buffer stride */
+	struct sim_pkt **free_pkts; /* a stack: popping touches no packet */
+	uint32_t n_free;
+	void **chunks;        /* descriptors and frames, PKTS_PER_CHUNK each */
+	uint32_t n_chunks, cap_chunks;
+};
+
+struct sim_zview {
+	uint8_t *buf;         /* frame_cap bytes */
+	uint32_t dirty;       /* bytes past this are zero */
 };
 
 struct pktq {
@@ -137,11 +153,14 @@ struct sim {
 	uint64_t events_run;
 
 	uint32_t frame_cap;
-	uint32_t data_bytes;  /* frame buffer stride: frame_cap, rounded */
-	struct sim_pkt **free_pkts; /* a stack: popping touches no packet */
-	uint32_t n_free;
-	void **chunks;        /* descriptors and frames, PKTS_PER_CHUNK each */
-	uint32_t n_chunks, cap_chunks;
+	/* pool[0]: frames of headers only (control packets, trimmed ones,
+	 * data whose payload nobody filled: its zeros are not stored);
+	 * pool[1]: whole frames. */
+	struct sim_pool pool[2];
+	/* A whole frame rebuilt from a header frame for the code that reads
+	 * every byte (decap and its checksum, the endpoint, captures, a
+	 * trim); zero from dirty on. */
+	struct sim_zview zv_rx, zv_aux;
 
 	struct sim_node *nodes;
 	uint32_t n_nodes;

@@ -253,10 +253,11 @@ main(int argc, char **argv)
 		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6,
 	       (unsigned long long)ev, (double)ev / (w1 - w0) / 1e6,
 	       (w1 - w0) * 1e9 / (double)(ev ? ev : 1));
-	printf("memory: peak RSS %.1f MiB; simulator %.1f MiB (%llu pooled packets of %u B); "
-	       "endpoints %.1f MiB (%zu B each)\n",
+	printf("memory: peak RSS %.1f MiB; simulator %.1f MiB (pooled packets: %llu of headers "
+	       "only, %llu whole of %u B); endpoints %.1f MiB (%zu B each)\n",
 	       (double)ru.ru_maxrss / 1024.0, (double)sim_mem_bytes(b.s) / 1048576.0,
-	       (unsigned long long)sim_pool_pkts(b.s), sim_frame_bytes(fc.mss_bytes),
+	       (unsigned long long)sim_pool_pkts(b.s, false),
+	       (unsigned long long)sim_pool_pkts(b.s, true), sim_frame_bytes(fc.mss_bytes),
 	       (double)uet_ep_mem_bytes(&ec) * hosts / 1048576.0, uet_ep_mem_bytes(&ec));
 	sim_destroy(b.s);
 	free(perm);

@@ -488,6 +488,10 @@ run_seed(uint64_t seed, bool verbose)
 		return 1;
 	}
 	sw_init(&w, s);
+	/* A third of the scenarios send payloads nobody fills, which the
+	 * simulator carries as headers and rebuilds (zeros) where read: from
+	 * the seed, not the draw, so every seed keeps its scenario. */
+	w.zero_payload = seed % 3 == 2;
 	nh = sim_num_hosts(s);
 	for (i = 0; i < nh; i++) {
 		struct uet_ep_config c = d.ep;

@@ -251,6 +251,58 @@ test_fault_corruption(void **state)
 	net_down(&n);
 }
 
+/*
+ * Payloads nobody fills travel as header frames: an incast that trims,
+ * duplicates and corrupts still delivers every byte once, as zeros (a
+ * header frame rebuilt with stale bytes would fail sw_check), every
+ * corruption is caught, and whole frames are only the few being written
+ * or corrupted, however many packets are in flight.
+ */
+static void
+test_unfilled_payloads_not_stored(void **state)
+{
+	struct net_shape sh = { .leaves = 2, .spines = 2, .hosts_per_leaf = 16, .gbps = 100,
+				.lat_ns = 1000, .buf_bytes = 1 << 20, .trim = true };
+	struct sim_fault f = { .dup_ppm = 20000, .corrupt_ppm = 20000 };
+	struct sim_port_stats t;
+	struct uet_ep_config c;
+	uint64_t caught = 0;
+	struct net n;
+	uint32_t i;
+
+	(void)state;
+	base_ep(&c);
+	c.max_rto_retx = 100;
+	c.link_bps = 100000000000ULL;
+	c.base_rtt_ns = 40000;
+	net_up_shape(&n, 21, &sh, &c);
+	n.w.zero_payload = true;
+	for (i = 0; i < sim_num_ports(n.s); i++)
+		if (is_host_nic(&n, sim_port_at(n.s, i)))
+			sim_port_set_fault(sim_port_at(n.s, i), &f);
+	for (i = 1; i < 32; i++)
+		sw_send_now(&n.w, sw_add(&n.w, i, 0, 256 * 1024 + i, 0));
+	assert_true(sw_run(&n.w, 1000000000));
+	check_ok(&n);
+	sim_total_stats(n.s, &t);
+	for (i = 0; i < 32; i++)
+		caught += sim_host_stats(n.s, i)->rx_csum_drops +
+			  sim_host_stats(n.s, i)->rx_other_drops;
+	assert_true(t.trims > 100);
+	assert_true(t.dups > 20);
+	assert_true(t.corrupts > 20);
+	/* Every corrupted frame is dropped before an endpoint (trims and
+	 * duplicates make the count of drops a little larger than that of
+	 * corruptions, as with filled payloads). */
+	assert_true(caught + sim_switch_drops(n.s) >= t.corrupts);
+	for (i = 0; i < 32; i++)
+		assert_int_equal(uet_ep_stats(sim_host_ep(n.s, i))->rx_malformed, 0);
+	/* More than a chunk of packets in flight, in header frames. */
+	assert_true(sim_pool_pkts(n.s, false) >= 2048);
+	assert_int_equal(sim_pool_pkts(n.s, true), 1024);
+	net_down(&n);
+}
+
 static void
 test_fault_dup_and_jitter(void **state)
 {
@@ -489,6 +541,7 @@ main(void)
 		cmocka_unit_test(test_ecmp_on_ev),
 		cmocka_unit_test(test_fault_loss),
 		cmocka_unit_test(test_fault_corruption),
+		cmocka_unit_test(test_unfilled_payloads_not_stored),
 		cmocka_unit_test(test_fault_dup_and_jitter),
 		cmocka_unit_test(test_blackholed_path),
 		cmocka_unit_test(test_determinism),
