@@ -47,6 +47,8 @@ struct fail_range {
 	uint16_t lo, hi;
 };
 
+#define HOST_CACHE 16 /* a power of two */
+
 struct uet_dpdk_host {
 	struct uet_dpdk_host_cfg cfg;
 	struct uet_ep *ep;
@@ -70,6 +72,11 @@ struct uet_dpdk_host {
 	uint32_t idx;             /* in its lcore */
 	uint32_t txq;             /* its queue in its lcore's q[] */
 	struct uet_dpdk_lcore *lc;
+	/* The neighbour last sent to: most packets go where the one before
+	 * went, and entries never move (neigh[] is allocated whole). */
+	struct neigh *nb_last;
+	uint32_t nb_last_ip;
+	bool rearm_pending;       /* on its lcore's rearm list */
 };
 
 struct txq {
@@ -100,6 +107,20 @@ struct uet_dpdk_lcore {
 	struct uet_dpdk_lcore_stats st;
 	uint64_t last_poll_ns;
 	bool timers_waited;      /* the last poll was late and left the timers */
+	/* (port, ip) -> host, direct mapped in front of by_ip: a burst
+	 * alternates between a few hosts. */
+	struct {
+		uint64_t key;
+		struct uet_dpdk_host *h;
+	} hcache[HOST_CACHE];
+	/* Hosts whose timer moved while receiving: set once, at the end of
+	 * the poll, not after every packet. */
+	uint32_t *rearm;
+	uint32_t n_rearm;
+	/* TX mbufs taken from one pool in bursts. */
+	struct rte_mempool *stash_pool;
+	struct rte_mbuf *stash[UET_DPDK_BURST];
+	uint32_t n_stash;
 };
 
 /* A poll this long after the last one means the lcore was descheduled. */
@@ -108,11 +129,26 @@ struct uet_dpdk_lcore {
 /* --- neighbours --- */
 
 static struct neigh *
-neigh_get(struct uet_dpdk_host *h, uint32_t ip)
+neigh_get(const struct uet_dpdk_host *h, uint32_t ip)
 {
 	uint32_t i;
 
 	return uet_hmap_get(&h->neigh_map, ip, &i) ? &h->neigh[i] : NULL;
+}
+
+/* neigh_get for the host's lcore alone (it keeps the last answer). */
+static struct neigh *
+neigh_get_tx(struct uet_dpdk_host *h, uint32_t ip)
+{
+	if (h->nb_last == NULL || h->nb_last_ip != ip) {
+		struct neigh *n = neigh_get(h, ip);
+
+		if (n == NULL)
+			return NULL;
+		h->nb_last = n;
+		h->nb_last_ip = ip;
+	}
+	return h->nb_last;
 }
 
 static struct neigh *
@@ -156,7 +192,7 @@ next_hop(const struct uet_dpdk_host *h, uint32_t dst)
 bool
 uet_dpdk_host_has_neigh(const struct uet_dpdk_host *h, uint32_t ip)
 {
-	const struct neigh *n = neigh_get((struct uet_dpdk_host *)h, next_hop(h, ip));
+	const struct neigh *n = neigh_get(h, next_hop(h, ip));
 
 	return n != NULL && n->valid;
 }
@@ -360,6 +396,53 @@ rearm(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h)
 		uet_twheel_set(&lc->timers, h->idx, due);
 }
 
+/* rearm once the poll has read its bursts (rearm_pending_hosts), before
+ * it pops the timers. */
+static void
+rearm_later(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h)
+{
+	if (!h->rearm_pending) {
+		h->rearm_pending = true;
+		lc->rearm[lc->n_rearm++] = h->idx;
+	}
+}
+
+static void
+rearm_pending_hosts(struct uet_dpdk_lcore *lc)
+{
+	uint32_t i;
+
+	for (i = 0; i < lc->n_rearm; i++) {
+		struct uet_dpdk_host *h = lc->hosts[lc->rearm[i]];
+
+		h->rearm_pending = false;
+		rearm(lc, h);
+	}
+	lc->n_rearm = 0;
+}
+
+/* A TX mbuf from pool, taken from the lcore's stash, which is refilled a
+ * burst at a time (the mempool's per-call overhead and the mbuf resets are
+ * paid together, their cache misses overlapping). */
+static struct rte_mbuf *
+tx_mbuf(struct uet_dpdk_lcore *lc, struct rte_mempool *pool)
+{
+	if (lc->stash_pool != pool && lc->n_stash > 0) {
+		rte_pktmbuf_free_bulk(lc->stash, lc->n_stash);
+		lc->n_stash = 0;
+	}
+	lc->stash_pool = pool;
+	if (lc->n_stash == 0) {
+		if (rte_pktmbuf_alloc_bulk(pool, lc->stash, UET_DPDK_BURST) == 0)
+			lc->n_stash = UET_DPDK_BURST;
+		else
+			return rte_pktmbuf_alloc(pool); /* nearly dry: one at a time */
+	}
+	if (lc->n_stash > 1)
+		rte_prefetch0(rte_pktmbuf_mtod(lc->stash[lc->n_stash - 2], void *));
+	return lc->stash[--lc->n_stash];
+}
+
 
 static struct txq *
 txq_of(struct uet_dpdk_lcore *lc, const struct uet_dpdk_host *h)
@@ -482,7 +565,7 @@ frame_out(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct uet_frame_tx tx;
-	struct neigh *nb = neigh_get(h, next_hop(h, tm->dst_ip));
+	struct neigh *nb = neigh_get_tx(h, next_hop(h, tm->dst_ip));
 	int len;
 
 	if (nb == NULL || !nb->valid) {
@@ -553,7 +636,7 @@ host_write(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, uint64_t now_ns, 
 	/* Most polls find most endpoints with nothing to send: ask before
 	 * taking an mbuf. */
 	while (n_out < max && uet_ep_may_write(h->ep) && txq_room(lc, h)) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(h->port->tx_pool);
+		struct rte_mbuf *m = tx_mbuf(lc, h->port->tx_pool);
 		struct uet_dpdk_txpriv *tp;
 		struct uet_tx_meta tm;
 		uint32_t end, written_end;
@@ -624,11 +707,18 @@ host_key(uint16_t port_id, uint32_t ip)
 }
 
 static struct uet_dpdk_host *
-host_for_ip(const struct uet_dpdk_lcore *lc, uint16_t port_id, uint32_t ip)
+host_for_ip(struct uet_dpdk_lcore *lc, uint16_t port_id, uint32_t ip)
 {
-	uint32_t i;
+	uint64_t key = host_key(port_id, ip);
+	uint32_t c = (ip ^ (ip >> 8) ^ port_id) & (HOST_CACHE - 1), i;
 
-	return uet_hmap_get(&lc->by_ip, host_key(port_id, ip), &i) ? lc->hosts[i] : NULL;
+	if (lc->hcache[c].key == key)
+		return lc->hcache[c].h;
+	if (!uet_hmap_get(&lc->by_ip, key, &i))
+		return NULL;
+	lc->hcache[c].key = key;
+	lc->hcache[c].h = lc->hosts[i];
+	return lc->hosts[i];
 }
 
 /* Does this PDS packet echo a CE mark (an ACK with its M flag)? Only the
@@ -730,7 +820,7 @@ rx_ipv4(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m, 
 	 * overwrite one another and then explore on random EVs. */
 	if (uet_ep_may_write(h->ep))
 		(void)host_write(lc, h, now_ns, UET_DPDK_RX_WRITE);
-	rearm(lc, h);
+	rearm_later(lc, h);
 }
 
 /* One received frame. from_inbox: another lcore of the group sent it here
@@ -796,6 +886,9 @@ lcore_free(struct uet_dpdk_lcore *lc)
 	uet_twheel_fini(&lc->timers);
 	uet_hmap_fini(&lc->by_ip);
 	rte_ring_free(lc->inbox);
+	if (lc->n_stash > 0)
+		rte_pktmbuf_free_bulk(lc->stash, lc->n_stash);
+	free(lc->rearm);
 	free(lc->hosts);
 	free(lc);
 }
@@ -814,10 +907,13 @@ uet_dpdk_lcore_create(struct uet_dpdk_host *const *hosts, uint32_t n, struct uet
 	if (lc == NULL)
 		return UET_ERR_NOMEM;
 	lc->hosts = calloc(n, sizeof(*lc->hosts));
+	lc->rearm = calloc(n, sizeof(*lc->rearm));
+	for (i = 0; i < HOST_CACHE; i++)
+		lc->hcache[i].key = UINT64_MAX; /* no (port, ip) key */
 	/* Ticks of 1 us over 1 ms: an endpoint's ACK delays and probes land
 	 * in the next few slots; RTOs of milliseconds come round once per
 	 * revolution until due. */
-	if (lc->hosts == NULL || uet_twheel_init(&lc->timers, n, 1024, 1000, 0) != 0 ||
+	if (lc->hosts == NULL || lc->rearm == NULL || uet_twheel_init(&lc->timers, n, 1024, 1000, 0) != 0 ||
 	    uet_hmap_init(&lc->by_ip, n) != 0) {
 		lcore_free(lc);
 		return UET_ERR_NOMEM;
@@ -981,6 +1077,7 @@ uet_dpdk_lcore_poll(struct uet_dpdk_lcore *lc, uint64_t now_ns)
 		lc->st.steered_in += n;
 		moved += n;
 	}
+	rearm_pending_hosts(lc);
 	/*
 	 * Endpoint timers due. After the lcore was away (descheduled on a
 	 * shared core), its own hosts' replies are not out yet: what a host

@@ -6,12 +6,18 @@
  * bytes of state per PDC. Not a timed test: run it on a quiet machine.
  *
  *   bench_core [--msgs N] [--msg-bytes B] [--mss B] [--ack-every B] [--no-copy]
+ *              [--lb NAME] [--cc NAME]
+ *
+ * The defaults are the endpoint's (OPS, a fixed window); tools/bench/glue.sh
+ * passes uet-perf's (REPS, NSCC) to compare like with like.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "uet/cc.h"
+#include "uet/lb.h"
 #include "uet/uet.h"
 
 static uint64_t delivered_bytes, acked_msgs;
@@ -43,6 +49,7 @@ int
 main(int argc, char **argv)
 {
 	uint32_t msgs = 2000, msg_bytes = 1 << 20, mss = 4096, ack_every = 16384;
+	const char *lb = NULL, *cc = NULL;
 	int copy = 1, i;
 	struct uet_ep_config c;
 	struct uet_ep *a, *b;
@@ -61,15 +68,27 @@ main(int argc, char **argv)
 			ack_every = (uint32_t)strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--no-copy"))
 			copy = 0;
+		else if (!strcmp(argv[i], "--lb") && i + 1 < argc)
+			lb = argv[++i];
+		else if (!strcmp(argv[i], "--cc") && i + 1 < argc)
+			cc = argv[++i];
 		else {
 			fprintf(stderr, "usage: %s [--msgs N] [--msg-bytes B] [--mss B] "
-				"[--ack-every B] [--no-copy]\n", argv[0]);
+				"[--ack-every B] [--no-copy] [--lb NAME] [--cc NAME]\n", argv[0]);
 			return 2;
 		}
 	}
 	uet_ep_config_default(&c);
 	c.mss_bytes = mss;
 	c.ack_every_bytes = ack_every;
+	if (lb != NULL)
+		c.lb = uet_lb_find(lb);
+	if (cc != NULL)
+		c.cc = uet_cc_find(cc);
+	if (c.lb == NULL || c.cc == NULL) {
+		fprintf(stderr, "unknown --lb %s or --cc %s\n", lb ? lb : "", cc ? cc : "");
+		return 2;
+	}
 	c.cb.rx_data = on_rx_data;
 	c.cb.tx_done = on_tx_done;
 	c.local_ip = 0x0a000001;
@@ -113,8 +132,9 @@ main(int argc, char **argv)
 	}
 	t1 = now_ns();
 	data_pkts = uet_ep_stats(a)->tx_data_pkts;
-	printf("bench_core: %u messages of %u B, mss %u, ACK every %u B, payload %s\n", msgs,
-	       msg_bytes, mss, ack_every, copy ? "copied" : "not copied (caller fills)");
+	printf("bench_core: %u messages of %u B, mss %u, ACK every %u B, lb %s, cc %s, payload %s\n",
+	       msgs, msg_bytes, mss, ack_every, c.lb->name, c.cc->name,
+	       copy ? "copied" : "not copied (caller fills)");
 	printf("  data packets %llu, ACKs %llu, retransmissions %llu, delivered %llu B\n",
 	       (unsigned long long)data_pkts,
 	       (unsigned long long)uet_ep_stats(b)->tx_ack_pkts,
