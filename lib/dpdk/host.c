@@ -913,8 +913,8 @@ uet_dpdk_lcore_create(struct uet_dpdk_host *const *hosts, uint32_t n, struct uet
 	/* Ticks of 1 us over 1 ms: an endpoint's ACK delays and probes land
 	 * in the next few slots; RTOs of milliseconds come round once per
 	 * revolution until due. */
-	if (lc->hosts == NULL || lc->rearm == NULL || uet_twheel_init(&lc->timers, n, 1024, 1000, 0) != 0 ||
-	    uet_hmap_init(&lc->by_ip, n) != 0) {
+	if (lc->hosts == NULL || lc->rearm == NULL ||
+	    uet_twheel_init(&lc->timers, n, 1024, 1000, 0) != 0 || uet_hmap_init(&lc->by_ip, n) != 0) {
 		lcore_free(lc);
 		return UET_ERR_NOMEM;
 	}
