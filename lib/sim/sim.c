@@ -441,11 +441,22 @@ ecn_on_dequeue(struct sim *s, struct sim_port *p, struct sim_pkt *pkt)
 static struct sim_pkt *
 corrupt(struct sim *s, struct sim_pkt *pkt)
 {
-	/* Flip a non-empty set of bits inside one byte past the Ethernet
-	 * header: the IPv4 or UDP checksum is then always wrong (a change
-	 * within one 16-bit word cannot be a multiple of 0xffff). */
-	uint32_t off = UET_ETH_HLEN + (uint32_t)uet_prng_below(&s->rng, pkt->len - UET_ETH_HLEN);
-	uint8_t mask = (uint8_t)(1 + uet_prng_below(&s->rng, 255));
+	/* Flip a non-empty set of bits inside one byte of the IPv4 datagram:
+	 * the IPv4 or UDP checksum is then always wrong (a change within one
+	 * 16-bit word cannot be a multiple of 0xffff). Not in the padding of
+	 * a short frame, which no checksum covers (the FCS, not modelled
+	 * here, would drop it). */
+	uint32_t end = pkt->len, off;
+	uint8_t mask;
+
+	if (pkt->stored >= UET_ETH_HLEN + 4 && uet_get_be16(pkt->data + 12) == UET_ETHERTYPE_IPV4) {
+		uint32_t l = UET_ETH_HLEN + uet_get_be16(pkt->data + UET_ETH_HLEN + 2);
+
+		if (l > UET_ETH_HLEN && l < end)
+			end = l;
+	}
+	off = UET_ETH_HLEN + (uint32_t)uet_prng_below(&s->rng, end - UET_ETH_HLEN);
+	mask = (uint8_t)(1 + uet_prng_below(&s->rng, 255));
 
 	if (off >= pkt->stored)
 		pkt = pkt_whole(s, pkt);
@@ -480,6 +491,7 @@ port_try_send(struct sim *s, struct sim_port *p)
 {
 	struct sim_pkt *pkt;
 	uint64_t tx_ps, arrive;
+	struct sim_pkt *dup;
 	int copies = 1, i;
 
 	if (p->busy)
@@ -528,11 +540,12 @@ port_try_send(struct sim *s, struct sim_port *p)
 		p->st.dups++;
 		copies = 2;
 	}
+	/* The copy is made before either is corrupted: each copy meets the
+	 * wire's errors on its own (and corrupt() may replace the original). */
+	dup = copies > 1 ? pkt_clone(s, pkt, pkt->stored) : NULL;
 	for (i = 0; i < copies; i++) {
-		struct sim_pkt *c = pkt;
+		struct sim_pkt *c = i == 0 ? pkt : dup;
 
-		if (i > 0)
-			c = pkt_clone(s, pkt, pkt->stored);
 		if (uet_prng_chance_ppm(&s->rng, p->fault.corrupt_ppm) && !c->corrupted) {
 			p->st.corrupts++;
 			c = corrupt(s, c);
