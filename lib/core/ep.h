@@ -176,7 +176,7 @@ struct pdc_tx {
 	uint16_t probe_opaque;
 	/* The load balancer's and congestion controller's state are not here
 	 * but in ep->algo, sized by the algorithms chosen (pdc_lb, pdc_cc):
-	 * REPS needs 25 B, not the 192 every algorithm may have. */
+	 * REPS needs 24 B, not the 192 every algorithm may have. */
 };
 
 struct pdc_rx {

@@ -421,6 +421,9 @@ tx_open(struct uet_ep *ep, uint32_t dst_ip, uint16_t stream, uint64_t now, int *
 	p->tx.msg_head = p->tx.msg_tail = p->tx.msg_seg = NONE16;
 	p->tx.next_msg_id = (uint16_t)uet_prng_next(&ep->rng);
 
+	/* The slot's state is the last PDC's: every algorithm starts from
+	 * zeros, as it did when its state lived inside the PDC. */
+	memset(pdc_lb(ep, p), 0, ep->algo_stride);
 	lp.ev_base = ep->cfg.ev_base;
 	lp.ev_count = ep->cfg.ev_count;
 	lp.mss_bytes = full_pkt_bytes(ep);
