@@ -46,7 +46,7 @@ fi
 EPS=(--endpoint port=0,queue=0,ip=10.0.0.1,mac=02:00:00:00:00:01
      --endpoint port=0,queue=0,ip=10.0.0.2,mac=02:00:00:00:00:02)
 "$PERF" -m 256 --no-pci -l 0 --vdev=net_ring0 --log-level=error --file-prefix "$PREFIX" -- \
-	"${EPS[@]}" --pattern pair --size 64K -D 6 -i 0 --json "$TMP/run.json" \
+	"${EPS[@]}" --pattern pair --size 64K -D 12 -i 0 --json "$TMP/run.json" \
 	>"$TMP/perf.log" 2>&1 &
 PERF_PID=$!
 # Attach once the primary's runtime directory is there, capture 2 s.
@@ -55,8 +55,21 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 sleep 1
-timeout -s INT 2 dpdk-pdump -l 0 --file-prefix "$PREFIX" --log-level=error -- \
-	--pdump "port=0,queue=*,rx-dev=$TMP/rx.pcap,tx-dev=$TMP/tx.pcap" >"$TMP/pdump.log" 2>&1 || true
+# dpdk-pdump 22.11 now and then aborts while it attaches (seen beside an
+# ASan primary): such a try leaves no capture, and the next one attaches
+# to the same, still running, uet-perf.
+for try in 1 2 3; do
+	rm -f "$TMP/rx.pcap" "$TMP/tx.pcap"
+	timeout -s INT 2 dpdk-pdump -l 0 --file-prefix "$PREFIX" --log-level=error -- \
+		--pdump "port=0,queue=*,rx-dev=$TMP/rx.pcap,tx-dev=$TMP/tx.pcap" \
+		>"$TMP/pdump.log" 2>&1 || true
+	if [ "$(stat -c %s "$TMP/rx.pcap" 2>/dev/null || echo 0)" -gt 100000 ] &&
+	   [ "$(stat -c %s "$TMP/tx.pcap" 2>/dev/null || echo 0)" -gt 100000 ]; then
+		break
+	fi
+	echo "dpdk-pdump try $try captured nothing: $(tail -n 2 "$TMP/pdump.log" | tr '\n' ' ')"
+	sleep 0.5
+done
 wait "$PERF_PID"
 PERF_PID=""
 
