@@ -21,6 +21,7 @@
 # Environment: ROUNDS (3), SECONDS_RUN (5), CORE (1), UET_PERF, BENCH_CORE.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tools/bench/common.sh
 
 ROUNDS=${ROUNDS:-3}
 T=${SECONDS_RUN:-5}
@@ -45,7 +46,7 @@ perf_pps() {
 		--endpoint port=0,ip=10.99.1.1,mac=02:00:00:00:01:01 \
 		--endpoint port=0,ip=10.99.1.2,mac=02:00:00:00:01:02 \
 		--size 1M --duration "$T" --mtu 4096 -i 0 --json "$TMP/p.json" "$@" >"$TMP/p.txt" 2>&1
-	python3 -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["end"]["goodput_bps"] / 8 / 4096))' "$TMP/p.json"
+	json_pps "$TMP/p.json" 4096
 }
 
 echo "glue benchmark: one core (CPU $CORE), REPS + NSCC, 4 KiB payloads, $T s per uet-perf run, $ROUNDS rounds"
@@ -60,7 +61,6 @@ for r in $(seq 1 "$ROUNDS"); do
 	awk -v r="$r" -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN {
 		printf "%-6s %12d %12d %12d %12d %9.2f %9.2f %12.2f\n", r, a, b, c, d, c / a, d / a, c / b }'
 done
-med() { printf "%s\n" "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-a=$(med "${A[@]}"); b=$(med "${B[@]}"); c=$(med "${C[@]}"); d=$(med "${D[@]}")
+a=$(median "${A[@]}"); b=$(median "${B[@]}"); c=$(median "${C[@]}"); d=$(median "${D[@]}")
 awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN {
 	printf "%-6s %12d %12d %12d %12d %9.2f %9.2f %12.2f\n", "median", a, b, c, d, c / a, d / a, c / b }'

@@ -14,6 +14,7 @@
 # Environment: SECONDS_RUN (5), ROUNDS (3), FIRST_CPU (0), UET_PERF.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tools/bench/common.sh
 
 T=${SECONDS_RUN:-5}
 ROUNDS=${ROUNDS:-3}
@@ -41,7 +42,7 @@ run() {
 		-l "$FIRST-$((FIRST + n - 1))" --file-prefix "${TAG}" "${vdevs[@]}" -- "${args[@]}" \
 		--pattern bisection --size 1M --duration "$T" --mtu 4096 -i 0 \
 		--json "$TMP/l.json" >"$TMP/l.txt" 2>&1 || { tail -5 "$TMP/l.txt" >&2; echo 0; return; }
-	python3 -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["end"]["goodput_bps"] / 8 / 4096))' "$TMP/l.json"
+	json_pps "$TMP/l.json" 4096
 }
 
 echo "lcore scaling over net_ring, $NCPU CPUs here (from CPU $FIRST), $T s runs, median of $ROUNDS"
@@ -54,7 +55,7 @@ for n in "${COUNTS[@]}"; do
 	fi
 	v=()
 	for ((r = 0; r < ROUNDS; r++)); do v+=("$(run "$n")"); done
-	pps=$(printf "%s\n" "${v[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	pps=$(median "${v[@]}")
 	[ "$n" != 1 ] || base=$pps
 	awk -v n="$n" -v p="$pps" -v b="$base" 'BEGIN {
 		e = "-"

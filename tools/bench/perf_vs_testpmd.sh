@@ -26,6 +26,7 @@
 # LCORES ("0 1": the two cores used).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tools/bench/common.sh
 
 WHICH=${1:-all}
 MTU=${MTU:-4096}
@@ -63,13 +64,7 @@ EOF
 }
 
 # uet-perf's delivered data packets per second: goodput / 8 / MTU.
-perf_pps() {
-	python3 - "$1" "$MTU" <<'EOF'
-import json, sys
-end = json.load(open(sys.argv[1]))["end"]
-print(int(end["goodput_bps"] / 8 / int(sys.argv[2])))
-EOF
-}
+perf_pps() { json_pps "$1" "$MTU"; }
 
 # One line of the table: device, testpmd pps, uet-perf pps (also kept in
 # $TMP/rows for the summary).

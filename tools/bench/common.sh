@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Shared by the uet-perf benchmark scripts (source it).
+
+# uet-perf's delivered data packets per second from its JSON report:
+# goodput / 8 / payload bytes per packet.
+json_pps() { # JSON MTU
+	python3 -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["end"]["goodput_bps"] / 8 / int(sys.argv[2])))' "$1" "$2"
+}
+
+# The median of the integer arguments (the upper one of an even count).
+median() {
+	printf "%s\n" "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
