@@ -5,7 +5,8 @@
 # with an ACK per 16 KiB and REPS with an ACK per packet, at 1,024 hosts
 # (k = 16) and 8,192 hosts (k = 32). Prints one line per run: hosts, lb,
 # ACK spacing, wall seconds, peak RSS (MiB, from /usr/bin/time), the
-# simulated max FCT and whether every message arrived.
+# simulated max FCT, the retransmissions and the spurious ones, and
+# whether every message arrived.
 #
 #   tools/bench/sim_scale.sh [HOSTS...]      (default: 1024 8192)
 #
@@ -25,7 +26,7 @@ HOSTS=("$@")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
-printf "%-6s %-5s %-9s %-5s %8s %9s %12s %s\n" hosts lb ack_every seed wall_s rss_mib max_fct_us complete
+printf "%-6s %-5s %-9s %-5s %8s %9s %12s %8s %9s %s\n" hosts lb ack_every seed wall_s rss_mib max_fct_us retx spur_retx complete
 for n in "${HOSTS[@]}"; do
 	for cfg in "ops 16384" "reps 0"; do
 		read -r lb ack <<<"$cfg"
@@ -41,8 +42,10 @@ e = r["end"]
 fct = e["fct"]["max_ns"] / 1000.0
 c = e["flow_counts"]
 ok = c["failed"] == 0 and c["pending"] == 0 and c["ok"] == int(sys.argv[2])
-print("%-6s %-5s %-9s %-5s %8.1f %9.0f %12.1f %s" % (sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5],
-      float(sys.argv[6]), int(sys.argv[7]) / 1024.0, fct, "yes" if ok else "NO"))
+l = e["losses"]
+print("%-6s %-5s %-9s %-5s %8.1f %9.0f %12.1f %8d %9d %s" % (sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5],
+      float(sys.argv[6]), int(sys.argv[7]) / 1024.0, fct, l["retransmissions"], l["spurious_retx"],
+      "yes" if ok else "NO"))
 PY
 		done
 	done
