@@ -64,6 +64,22 @@ struct uet_cc_ops {
 	 * episode_start proved spurious (the original copies arrived): take
 	 * back the reductions, cwnd = max(cwnd, the window saved then). */
 	void (*undo)(void *st, uint64_t now_ns);
+
+	/*
+	 * Optional, all or none: a receiver-driven (credit) CC. The sender
+	 * puts on the wire only what its receiver granted plus a speculative
+	 * first window; the window (cwnd) still caps what is in flight.
+	 * Counters are wire bytes of data packets (originals and resends).
+	 */
+	/* bytes newly queued for transmission: a message, or a resend */
+	void (*on_queued)(void *st, uint32_t bytes);
+	/* may a packet of this size go now? */
+	bool (*may_send)(const void *st, uint32_t bytes);
+	void (*on_sent)(void *st, uint32_t bytes);
+	/* a CREDIT arrived: the receiver's cumulative grant, mod 2^32 */
+	void (*on_credit)(void *st, uint32_t granted_total, uint64_t now_ns);
+	/* the cumulative grant the sender needs, mod 2^32 (CREDIT_REQ) */
+	uint32_t (*credit_need)(const void *st);
 };
 
 const struct uet_cc_ops *uet_cc_find(const char *name);
@@ -123,5 +139,19 @@ struct uet_cc_strack_cfg {
 	uint32_t init_cwnd_bytes;  /* 0 = max_cwnd_bytes */
 };
 extern const struct uet_cc_ops uet_cc_strack;
+
+/* eqds: EQDS-style receiver-driven credit (the UEC reference simulator's
+ * RCCC, uet-htsim.md §5.6): a speculative first window at line rate, then
+ * only what the receiver's pull pacer grants (CREDIT control packets, paced
+ * at 0.99 x its line rate, round robin over its senders). The speculative
+ * credit left unused at the first ACK, NACK or CREDIT is dropped. No
+ * reaction to ECN or delay: the pacer keeps the last hop clean, and
+ * trimming turns first-window collisions into NACKed resends, which need
+ * credit like any data. */
+struct uet_cc_eqds_cfg {
+	uint32_t spec_bytes;       /* speculative credit; 0 = the max window */
+	uint32_t max_cwnd_bytes;   /* in-flight cap; 0 = 1.5 x BDP */
+};
+extern const struct uet_cc_ops uet_cc_eqds;
 
 #endif /* UET_CC_H_ */

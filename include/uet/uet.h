@@ -89,6 +89,8 @@ enum uet_pkt_kind {
 	UET_PKT_NACK,
 	UET_PKT_PROBE,
 	UET_PKT_CLOSE,
+	UET_PKT_CREDIT,      /* receiver's grant (credit CCs) */
+	UET_PKT_CREDIT_REQ,  /* sender's request */
 };
 
 /* Where and how to send the packet uet_ep_write_pkt() produced. */
@@ -389,6 +391,13 @@ struct uet_ep_stats {
 	uint64_t lb_repaths;        /* ECMP-like LBs moved a flow */
 	uint64_t ctrl_queue_drops;
 	uint64_t tx_window_waits;   /* PDC waited for a free send window */
+	/* receiver-driven credit (cc eqds) */
+	uint64_t tx_credit_pkts;    /* CREDITs our pull pacer sent */
+	uint64_t tx_credit_req_pkts;
+	uint64_t rx_credit_pkts;
+	uint64_t rx_credit_req_pkts;
+	uint64_t credit_granted_bytes; /* granted by our pull pacer */
+	uint64_t credit_retries;    /* requests repeated by a blocked sender */
 };
 
 const struct uet_ep_stats *uet_ep_stats(const struct uet_ep *ep);

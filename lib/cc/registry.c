@@ -9,6 +9,7 @@ static const struct uet_cc_ops *const registry[] = {
 	&uet_cc_dctcp_mprdma,
 	&uet_cc_strack,
 	&uet_cc_fixed,
+	&uet_cc_eqds,
 	NULL,
 };
 

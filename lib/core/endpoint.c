@@ -96,23 +96,27 @@ nrx_windows(const struct uet_ep_config *c)
 	return c->max_rx_windows ? c->max_rx_windows : c->max_pdcs;
 }
 
-/* Bytes of LB then CC state per PDC slot, each 8-aligned; *cc_off: where
- * the CC's starts. */
+/* Bytes of LB then CC state per PDC slot, each 8-aligned, then the
+ * sender's credit record when the CC takes credit; *cc_off, *cr_off: where
+ * the CC's and the record start. */
 static uint32_t
-algo_stride(const struct uet_ep_config *c, uint32_t *cc_off)
+algo_stride(const struct uet_ep_config *c, uint32_t *cc_off, uint32_t *cr_off)
 {
 	uint32_t lb = (uint32_t)((c->lb->state_size + 7) & ~(size_t)7);
 	uint32_t cc = (uint32_t)((c->cc->state_size + 7) & ~(size_t)7);
+	uint32_t cr = c->cc->may_send != NULL ? (uint32_t)sizeof(struct pdc_credit) : 0;
 
 	if (cc_off != NULL)
 		*cc_off = lb;
-	return lb + cc;
+	if (cr_off != NULL)
+		*cr_off = lb + cc;
+	return lb + cc + cr;
 }
 
 size_t
 uet_ep_pdc_bytes(const struct uet_ep_config *c)
 {
-	return sizeof(struct pdc) + algo_stride(c, NULL);
+	return sizeof(struct pdc) + algo_stride(c, NULL, NULL);
 }
 
 size_t
@@ -121,7 +125,7 @@ uet_ep_mem_bytes(const struct uet_ep_config *c)
 	size_t w = c->window_psns, n = c->max_pdcs;
 
 	return sizeof(struct uet_ep) +
-	       n * (sizeof(struct pdc) + algo_stride(c, NULL) + sizeof(uint32_t) * 2) +
+	       n * (sizeof(struct pdc) + algo_stride(c, NULL, NULL) + sizeof(uint32_t) * 3) +
 	       /* PDC map and timer heap */
 	       4 * n * (sizeof(uint64_t) + sizeof(uint32_t)) +
 	       n * (sizeof(struct uet_theap_ent) + sizeof(uint32_t)) +
@@ -173,7 +177,7 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 	ep->n_txw = ntx;
 	ep->n_rxw = nrx;
 	ep->pdcs = calloc(cfg->max_pdcs, sizeof(*ep->pdcs));
-	ep->algo_stride = algo_stride(cfg, &ep->algo_cc_off);
+	ep->algo_stride = algo_stride(cfg, &ep->algo_cc_off, &ep->algo_cr_off);
 	ep->algo = calloc(cfg->max_pdcs, ep->algo_stride);
 	ep->pdc_free = calloc(cfg->max_pdcs, sizeof(uint32_t));
 	ep->txw_ent = calloc((size_t)ntx * ep->win, sizeof(struct tx_ent));
@@ -187,7 +191,9 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 	ep->rxm = calloc(cfg->max_rx_msgs, sizeof(*ep->rxm));
 	ep->rxm_free = calloc(cfg->max_rx_msgs, sizeof(uint32_t));
 	ep->cq = calloc(cfg->ctrl_queue_len, sizeof(*ep->cq));
-	if (ep->pdcs == NULL || ep->algo == NULL || ep->pdc_free == NULL || ep->txw_ent == NULL ||
+	ep->pull_q = calloc(cfg->max_pdcs, sizeof(uint32_t));
+	if (ep->pull_q == NULL ||
+	    ep->pdcs == NULL || ep->algo == NULL || ep->pdc_free == NULL || ep->txw_ent == NULL ||
 	    ep->txw_rtxq == NULL || ep->txw_free == NULL || ep->txw_wait == NULL ||
 	    ep->rxw_bits == NULL || ep->rxw_free == NULL || ep->txm == NULL ||
 	    ep->txm_free == NULL || ep->rxm == NULL || ep->rxm_free == NULL ||
@@ -195,7 +201,7 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 		goto nomem;
 	if (uet_hmap_init(&ep->pdc_map, cfg->max_pdcs) < 0 ||
 	    uet_hmap_init(&ep->rxm_map, cfg->max_rx_msgs) < 0 ||
-	    uet_theap_init(&ep->timers, cfg->max_pdcs) < 0)
+	    uet_theap_init(&ep->timers, cfg->max_pdcs + 1) < 0)
 		goto nomem;
 
 	/* Free lists are stacks; fill them so slot 0 comes out first. */
@@ -246,6 +252,7 @@ uet_ep_destroy(struct uet_ep *ep)
 	free(ep->rxm);
 	free(ep->rxm_free);
 	free(ep->cq);
+	free(ep->pull_q);
 	free(ep);
 }
 
@@ -384,6 +391,8 @@ ep_timer_update(struct uet_ep *ep, struct pdc *p)
 
 	if (p->role == ROLE_NONE)
 		return;
+	if (p->role == ROLE_INIT)
+		cr_tx_update(ep, p);
 	d = p->role == ROLE_INIT ? tx_deadline(ep, p) : rx_deadline(ep, p);
 	if (d == p->deadline)
 		return;
@@ -484,7 +493,9 @@ uet_ep_read_pkt(struct uet_ep *ep, const struct uet_rx_meta *meta, const uint8_t
 		}
 		return rx_on_request(ep, &h, pkt + h.hdr_len, len - h.hdr_len, meta, now_ns);
 	case UET_PDS_CTRL:
-		if (h.nh != UET_CTL_PROBE && h.nh != UET_CTL_CLOSE) {
+		if (h.nh == UET_CTL_CREDIT)
+			return cr_tx_on_credit(ep, &h, meta, now_ns);
+		if (h.nh != UET_CTL_PROBE && h.nh != UET_CTL_CLOSE && h.nh != UET_CTL_CREDIT_REQ) {
 			ep->st.rx_unsupported++;
 			return UET_ERR_UNSUPPORTED;
 		}
@@ -520,6 +531,12 @@ uet_ep_write_pkt(struct uet_ep *ep, uint8_t *buf, size_t cap, struct uet_tx_meta
 			break;
 		case CI_PROBE:
 			rc = tx_write_probe(ep, ci, buf, cap, m, now_ns);
+			break;
+		case CI_CREDIT:
+			rc = cr_rx_write_credit(ep, ci, buf, cap, m);
+			break;
+		case CI_CREDIT_REQ:
+			rc = cr_tx_write_req(ep, ci, buf, cap, m, now_ns);
 			break;
 		default:
 			rc = 0;
@@ -576,8 +593,17 @@ uet_ep_handle_timeout(struct uet_ep *ep, uint64_t now_ns)
 	int n = 0;
 
 	while (uet_theap_top(&ep->timers, &id, &k) && k <= now_ns) {
-		struct pdc *p = &ep->pdcs[id];
-		uint16_t gen = p->gen;
+		struct pdc *p;
+		uint16_t gen;
+
+		if (id == ep->cfg.max_pdcs) {
+			/* cr_pull_on_timer always moves or removes it. */
+			cr_pull_on_timer(ep, now_ns);
+			n++;
+			continue;
+		}
+		p = &ep->pdcs[id];
+		gen = p->gen;
 
 		if (p->role == ROLE_INIT)
 			tx_on_timer(ep, p, now_ns);

@@ -207,6 +207,23 @@ struct pdc_rx {
 	uint64_t ack_due_ns;
 	uint64_t last_rx_ns;
 	uint64_t timewait_until;
+	/* Credit (credit.c): the sender's cumulative need and our grant,
+	 * mod 2^32; in the pull pacer's queue. */
+	uint32_t credit_need;
+	uint32_t credit_granted;
+	uint8_t in_pull;
+};
+
+/* A sender's side of receiver-driven credit (credit.c), in ep->algo after
+ * the CC's state, only when the CC takes credit: the need last sent in a
+ * CREDIT_REQ and the largest grant heard of (mod 2^32), when the last
+ * request left or grant arrived, requests in a row that brought nothing. */
+struct pdc_credit {
+	uint64_t req_ns;
+	uint32_t asked;
+	uint32_t got;
+	uint8_t req_q;       /* a CREDIT_REQ waits in the control queue */
+	uint8_t fails;
 };
 
 struct pdc {
@@ -227,7 +244,7 @@ struct pdc {
 	};
 };
 
-enum ctrl_kind { CI_ACK = 1, CI_NACK, CI_PROBE };
+enum ctrl_kind { CI_ACK = 1, CI_NACK, CI_PROBE, CI_CREDIT, CI_CREDIT_REQ };
 
 struct ctrl_item {
 	uint64_t t_ns;       /* ACK: trigger arrival */
@@ -248,7 +265,7 @@ struct ctrl_item {
 struct uet_ep {
 	struct uet_ep_config cfg;
 	uint8_t *algo;       /* per PDC slot: LB state, then CC state */
-	uint32_t algo_stride, algo_cc_off;
+	uint32_t algo_stride, algo_cc_off, algo_cr_off;
 	struct uet_prng rng;
 	struct uet_ep_stats st;
 	uint32_t win;        /* window_psns */
@@ -302,6 +319,12 @@ struct uet_ep {
 		uint16_t ev;
 	} evt[256];
 	uint32_t evt_stamp;
+
+	/* Pull pacer (credit.c): target PDC slots with credit to grant, round
+	 * robin; its timer is id max_pdcs in ep->timers. */
+	uint32_t *pull_q;
+	uint32_t pull_head, pull_len;
+	uint64_t pull_next_ns;
 };
 
 /* Describe a control packet (ACK, NACK, probe, close) for the caller:
@@ -350,6 +373,10 @@ int tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h,
 void tx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now);
 uint64_t tx_deadline(const struct uet_ep *ep, const struct pdc *p);
 void tx_release(struct uet_ep *ep, struct pdc *p);
+void tx_fail(struct uet_ep *ep, struct pdc *p, int status, uint64_t now);
+struct pdc *tx_lookup(struct uet_ep *ep, const struct uet_hdr *h,
+		      const struct uet_rx_meta *meta);
+uint16_t tx_ctrl_ev(struct uet_ep *ep, struct pdc *p, uint64_t now);
 uint32_t tx_cwnd(const struct uet_ep *ep, const struct pdc *p);
 uint64_t tx_rto(const struct uet_ep *ep, const struct pdc *p);
 
@@ -366,6 +393,42 @@ void rx_release(struct uet_ep *ep, struct pdc *p, int status, uint64_t now);
 void rx_push_nack(struct uet_ep *ep, uint32_t peer_ip, uint16_t spdcid, uint16_t dpdcid,
 		  uint32_t psn, uint8_t code, uint8_t flags, uint16_t ev, uint32_t payload);
 
+/* credit.c */
+bool cr_tx_on(const struct uet_ep *ep);
+bool cr_tx_allows(const struct uet_ep *ep, const struct pdc *p);
+uint32_t cr_msg_bytes(const struct uet_ep *ep, uint32_t len);
+void cr_tx_queued(struct uet_ep *ep, struct pdc *p, uint32_t bytes);
+void cr_tx_sent(struct uet_ep *ep, struct pdc *p, uint32_t bytes);
+void cr_tx_update(struct uet_ep *ep, struct pdc *p);
+uint64_t cr_tx_deadline(const struct uet_ep *ep, const struct pdc *p);
+void cr_tx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now);
+int cr_tx_write_req(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t cap,
+		    struct uet_tx_meta *m, uint64_t now);
+int cr_tx_on_credit(struct uet_ep *ep, const struct uet_hdr *h,
+		    const struct uet_rx_meta *meta, uint64_t now);
+void cr_rx_on_req(struct uet_ep *ep, struct pdc *p, uint32_t need, uint16_t ev, uint64_t now);
+void cr_rx_release(struct uet_ep *ep, struct pdc *p);
+void cr_pull_on_timer(struct uet_ep *ep, uint64_t now);
+int cr_rx_write_credit(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf,
+		       size_t cap, struct uet_tx_meta *m);
+
+/* Drop slot from a FIFO ring of PDC slots (cap entries, len from head),
+ * the others' order kept; returns the new length. Rare events only: a
+ * scan. */
+static inline uint32_t
+slot_fifo_remove(uint32_t *q, uint32_t head, uint32_t len, uint32_t cap, uint32_t slot)
+{
+	uint32_t i, k = 0;
+
+	for (i = 0; i < len; i++) {
+		uint32_t s = q[(head + i) % cap];
+
+		if (s != slot)
+			q[(head + k++) % cap] = s;
+	}
+	return k;
+}
+
 /* A PDC's load-balancer and congestion-control state (ep->algo). */
 static inline void *
 pdc_lb(const struct uet_ep *ep, const struct pdc *p)
@@ -377,6 +440,14 @@ static inline void *
 pdc_cc(const struct uet_ep *ep, const struct pdc *p)
 {
 	return ep->algo + (size_t)p->slot * ep->algo_stride + ep->algo_cc_off;
+}
+
+/* Only with a credit CC (cr_tx_on). */
+static inline struct pdc_credit *
+pdc_credit(const struct uet_ep *ep, const struct pdc *p)
+{
+	return (struct pdc_credit *)(ep->algo + (size_t)p->slot * ep->algo_stride +
+				     ep->algo_cr_off);
 }
 
 #endif /* UET_CORE_EP_H_ */

@@ -109,6 +109,7 @@ rx_release(struct uet_ep *ep, struct pdc *p, int status, uint64_t now)
 		}
 	}
 	rx_window_release(ep, p);
+	cr_rx_release(ep, p);
 }
 
 void
@@ -345,6 +346,13 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	if ((is_ctrl && h->nh == UET_CTL_PROBE) || meta->trimmed) {
 		if (created)
 			ep_pdc_event(ep, p, UET_PDC_EV_OPEN, 0);
+	}
+	if (is_ctrl && h->nh == UET_CTL_CREDIT_REQ) {
+		if (created)
+			ep_pdc_event(ep, p, UET_PDC_EV_OPEN, 0);
+		cr_rx_on_req(ep, p, h->payload32, meta->ev, now);
+		ep_timer_update(ep, p);
+		return 0;
 	}
 	if (is_ctrl && h->nh == UET_CTL_PROBE) {
 		struct ctrl_item *ci;

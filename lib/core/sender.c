@@ -190,6 +190,14 @@ lb_next(struct uet_ep *ep, struct pdc *p, uint32_t cwnd, bool retx, bool probe, 
 	return ev;
 }
 
+/* The EV of a control packet of the sender's own (CREDIT_REQ), chosen as
+ * a probe's is. */
+uint16_t
+tx_ctrl_ev(struct uet_ep *ep, struct pdc *p, uint64_t now)
+{
+	return lb_next(ep, p, tx_cwnd(ep, p), false, true, now);
+}
+
 static void
 lb_feedback_full(struct uet_ep *ep, struct pdc *p, enum uet_lb_fb_kind k, uint16_t ev,
 		 bool ce, bool retx, uint64_t rtt, uint64_t idle, uint64_t now)
@@ -296,16 +304,8 @@ tx_release(struct uet_ep *ep, struct pdc *p)
 	uint32_t n = ep->cfg.max_pdcs;
 
 	if (p->tx.waiting_win) {
-		/* Drop it from the wait queue (order of the others kept). */
-		uint32_t i, k = 0;
-
-		for (i = 0; i < ep->txw_wait_len; i++) {
-			uint32_t s = ep->txw_wait[(ep->txw_wait_head + i) % n];
-
-			if (s != p->slot)
-				ep->txw_wait[(ep->txw_wait_head + k++) % n] = s;
-		}
-		ep->txw_wait_len = k;
+		ep->txw_wait_len = slot_fifo_remove(ep->txw_wait, ep->txw_wait_head,
+						    ep->txw_wait_len, n, p->slot);
 		p->tx.waiting_win = 0;
 	}
 	if (p->tx.ent == NULL)
@@ -382,7 +382,7 @@ msg_finish(struct uet_ep *ep, struct pdc *p, struct tx_msg *m, int status, uint6
 }
 
 /* Fail every message of the PDC and free it. Nothing stays pending. */
-static void
+void
 tx_fail(struct uet_ep *ep, struct pdc *p, int status, uint64_t now)
 {
 	/* Unmap first: completion callbacks may send to the same peer, which
@@ -489,6 +489,7 @@ tx_send(struct uet_ep *ep, const struct uet_send_req *r, uint64_t now)
 	p->tx.n_msgs++;
 	p->tx.idle_deadline = 0;
 	ep->st.msgs_submitted++;
+	cr_tx_queued(ep, p, cr_msg_bytes(ep, m->len));
 
 	win_acquire(ep, p);
 	ep_rdy_kick(ep, p);
@@ -610,6 +611,8 @@ mark_lost(const struct uet_ep *ep, struct pdc *p, uint32_t psn)
 	p->tx.inflight_bytes -= ent_bytes(e);
 	p->tx.inflight_pkts--;
 	rtxq_push(ep, p, psn);
+	if (!(e->flags & TXF_CLOSE))
+		cr_tx_queued((struct uet_ep *)ep, p, ent_bytes(e));
 	return true;
 }
 
@@ -849,7 +852,7 @@ tx_can_send(struct uet_ep *ep, struct pdc *p)
 	has_new = p->tx.msg_seg != NONE16 || p->tx.close_queued;
 	if (p->tx.rtxq_len == 0 && !(has_new && psn_window_allows(ep, p)))
 		return false;
-	return cwnd_allows(ep, p, tx_cwnd(ep, p));
+	return cwnd_allows(ep, p, tx_cwnd(ep, p)) && cr_tx_allows(ep, p);
 }
 
 static int
@@ -972,6 +975,8 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 		return 0;
 	rtxq_purge(ep, p);
 	rtxq_una_first(ep, p);
+	if (!cr_tx_allows(ep, p))
+		return 0;
 	if (p->tx.rtxq_len > 0) {
 		psn = p->tx.rtxq[p->tx.rtxq_head];
 		p->tx.rtxq_head = (p->tx.rtxq_head + 1) & ep->win_mask;
@@ -1046,6 +1051,8 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 	else
 		n = build_data(ep, p, psn, e, retx, cwnd, buf, m);
 	assert(n > 0);
+	if (!(e->flags & TXF_CLOSE))
+		cr_tx_sent(ep, p, ent_bytes(e));
 	p->tx.inflight_bytes += ent_bytes(e);
 	p->tx.inflight_pkts++;
 	m->dst_ip = p->peer_ip;
@@ -1336,7 +1343,7 @@ tx_after_progress(struct uet_ep *ep, struct pdc *p, uint64_t now)
 	ep_timer_update(ep, p);
 }
 
-static struct pdc *
+struct pdc *
 tx_lookup(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *meta)
 {
 	struct pdc *p = ep_pdc_by_id(ep, h->dpdcid);
@@ -1818,8 +1825,11 @@ tx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		release_suspects(ep, p, now);
 	if (p->tx.probe_deadline != 0 && now >= p->tx.probe_deadline)
 		on_probe_timer(ep, p, now);
-	if (p->tx.idle_deadline != 0 && now >= p->tx.idle_deadline)
+	if (p->tx.idle_deadline != 0 && now >= p->tx.idle_deadline) {
 		on_idle(ep, p, now);
+	}
+	if (p->role == ROLE_INIT && p->gen == gen)
+		cr_tx_on_timer(ep, p, now);
 }
 
 uint64_t
@@ -1827,7 +1837,6 @@ tx_deadline(const struct uet_ep *ep, const struct pdc *p)
 {
 	uint64_t d = UINT64_MAX;
 
-	(void)ep;
 	if (p->tx.rto_deadline != 0 && p->tx.rto_deadline < d)
 		d = p->tx.rto_deadline;
 	if (p->tx.probe_deadline != 0 && p->tx.probe_deadline < d)
@@ -1838,6 +1847,8 @@ tx_deadline(const struct uet_ep *ep, const struct pdc *p)
 		d = p->tx.suspect_deadline;
 	if (p->tx.idle_deadline != 0 && p->tx.idle_deadline < d)
 		d = p->tx.idle_deadline;
+	if (cr_tx_deadline(ep, p) < d)
+		d = cr_tx_deadline(ep, p);
 	return d;
 }
 

@@ -23,6 +23,7 @@
  *   --loss-detect MODE               pin adaptive or nack-rto loss detection
  *                                    with an adaptive reordering window
  *   --classic                        only the first swarm's fault kinds
+ *                                    and congestion controllers
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,8 +66,8 @@ static const struct uet_lb_ops *pin_lb;
 static const struct uet_cc_ops *pin_cc;
 /* --loss-detect: every seed with that mode and an adaptive window. */
 static int pin_loss = -1;
-/* --classic: only the fault kinds of the first swarm (regression seeds
- * replay as they were found). */
+/* --classic: only the fault kinds and congestion controllers of the first
+ * swarms (regression seeds replay as they were found). */
 static bool classic;
 
 static uint32_t
@@ -86,7 +87,9 @@ count_ccs(void)
 	const struct uet_cc_ops *const *c = uet_cc_all();
 	uint32_t n = 0;
 
-	while (c[n] != NULL)
+	/* --classic draws among the controllers registered before eqds, so
+	 * a regression seed's draw is the one it was found with. */
+	while (c[n] != NULL && !(classic && c[n] == &uet_cc_eqds))
 		n++;
 	return n;
 }

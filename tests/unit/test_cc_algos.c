@@ -172,6 +172,62 @@ test_dctcp_alpha_ewma(void **state)
 	}
 }
 
+/* ---- EQDS: credit, not a window ---- */
+
+/* 150000 B BDP: max window and speculative credit 225000 B. */
+static void
+test_eqds_credit_counters(void **state)
+{
+	struct uet_cc_eqds_cfg cfg = { .spec_bytes = 10000 };
+	struct cct t;
+	int i;
+
+	(void)state;
+	cct_init(&t, &uet_cc_eqds, NULL);
+	assert_near(cw(&t), 225000);
+	assert_non_null(t.ops->may_send);
+	/* 1 MB queued: all but the speculative credit needs a grant. */
+	t.ops->on_queued(t.st, 1000000);
+	assert_int_equal(t.ops->credit_need(t.st), 1000000 - 225000);
+	/* The speculative window, then nothing. */
+	for (i = 0; i < 54; i++) {
+		assert_true(t.ops->may_send(t.st, 4152));
+		t.ops->on_sent(t.st, 4152);
+	}
+	assert_false(t.ops->may_send(t.st, 4152));
+	/* ECN and delay change nothing. */
+	assert_near(ack(&t, 50000, true), 225000);
+	/* The ACK ended the speculative phase: the 792 B never used are
+	 * gone, the need grows by them. */
+	assert_int_equal(t.ops->credit_need(t.st), 1000000 - 54 * 4152);
+	t.ops->on_credit(t.st, 4152, t.now_ns);
+	assert_true(t.ops->may_send(t.st, 4152));
+	assert_false(t.ops->may_send(t.st, 4153));
+	/* Grants are cumulative: a late, smaller one changes nothing. */
+	t.ops->on_credit(t.st, 8304, t.now_ns);
+	t.ops->on_credit(t.st, 4152, t.now_ns);
+	assert_true(t.ops->may_send(t.st, 8304));
+	assert_false(t.ops->may_send(t.st, 8305));
+	/* The counter wraps at 2^32: serial-number order holds across. */
+	cct_init(&t, &uet_cc_eqds, &cfg);
+	t.ops->on_credit(t.st, 0x7fff0000u, t.now_ns);
+	t.ops->on_credit(t.st, 0xfffe0000u, t.now_ns);
+	t.ops->on_credit(t.st, 0x00001000u, t.now_ns);  /* 0x21000 more */
+	t.ops->on_credit(t.st, 0xffff0000u, t.now_ns);  /* older: ignored */
+	t.ops->on_sent(t.st, 0xffffffffu);
+	/* 0x100001000 granted in all, 0xffffffff of it used; the first grant
+	 * ended the speculative phase with none of it used. */
+	assert_true(t.ops->may_send(t.st, 0x1001));
+	assert_false(t.ops->may_send(t.st, 0x1002));
+	/* Before any word from the receiver, the speculative credit covers
+	 * the first bytes queued; a resend is queued like new data. */
+	cct_init(&t, &uet_cc_eqds, &cfg);
+	t.ops->on_queued(t.st, 4152);
+	assert_int_equal(t.ops->credit_need(t.st), 0);
+	t.ops->on_queued(t.st, 8304);
+	assert_int_equal(t.ops->credit_need(t.st), 12456 - 10000);
+}
+
 /* ---- DCTCP as MPRDMA (the REPS evaluation's CC) ---- */
 
 static void
@@ -469,6 +525,7 @@ main(void)
 		cmocka_unit_test(test_dctcp_loss_halves_once),
 		cmocka_unit_test(test_dctcp_alpha_ewma),
 		cmocka_unit_test(test_dctcp_mprdma_per_ack_steps),
+		cmocka_unit_test(test_eqds_credit_counters),
 		cmocka_unit_test(test_nscc_quadrants),
 		cmocka_unit_test(test_nscc_multiplicative_decrease),
 		cmocka_unit_test(test_nscc_quick_adapt_nack_timeout),
