@@ -10,7 +10,7 @@ Scenarios (the CI-sized versions are tests/sim/test_trends.c):
      3% of ToR uplinks at half rate (128 hosts, 8 MiB permutation)
   3  transient failures: 128 hosts, 64 MiB permutation, a ToR uplink down
      100 us at 100 us and another 200 us at 350 us
-  4  incast 8:1, 32 MiB, NSCC and DCTCP, trimming
+  4  incast 8:1, 32 MiB, NSCC, DCTCP and EQDS, trimming
   5  EV-set size: 1024 hosts, 8 MiB permutation, 32 / 256 / 65535 EVs
 --quick runs them at 128 hosts where the paper uses 1024 (minutes, not tens).
 Every run is printed as its uet-sim command line; the JSON reports stay in
@@ -125,7 +125,7 @@ def s4(a, exe, tmp, out):
     out.append("| CC | completion (us) | of line rate | trims | drops | FCT spread (min/max) |")
     out.append("|---|---|---|---|---|---|")
     ideal = 8 * 32 * 1048576 * 8 / 400e3
-    for cc in ("nscc", "dctcp-mprdma", "dctcp"):
+    for cc in ("nscc", "dctcp-mprdma", "dctcp", "eqds"):
         r = sim(["--nodes", "16", "--hosts-per-tor", "8", "--pattern", "incast", "--fanin", "8",
                  "--root", "0", "--size", "32M", "--trim"] + common("reps", cc), exe, tmp,
                 "s4-" + cc)
