@@ -37,12 +37,6 @@ cc_st(const struct uet_ep *ep, const struct pdc *p)
 
 /* --- sender --- */
 
-bool
-cr_tx_on(const struct uet_ep *ep)
-{
-	return ep->cfg.cc->may_send != NULL;
-}
-
 /* Wire bytes of the packet the PDC would send next (0: none, or one that
  * needs no credit: a CLOSE). */
 static uint32_t

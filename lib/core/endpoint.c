@@ -178,6 +178,7 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 	ep->n_rxw = nrx;
 	ep->pdcs = calloc(cfg->max_pdcs, sizeof(*ep->pdcs));
 	ep->algo_stride = algo_stride(cfg, &ep->algo_cc_off, &ep->algo_cr_off);
+	ep->credit_on = cfg->cc->may_send != NULL;
 	ep->algo = calloc(cfg->max_pdcs, ep->algo_stride);
 	ep->pdc_free = calloc(cfg->max_pdcs, sizeof(uint32_t));
 	ep->txw_ent = calloc((size_t)ntx * ep->win, sizeof(struct tx_ent));
@@ -391,7 +392,7 @@ ep_timer_update(struct uet_ep *ep, struct pdc *p)
 
 	if (p->role == ROLE_NONE)
 		return;
-	if (p->role == ROLE_INIT)
+	if (p->role == ROLE_INIT && cr_tx_on(ep))
 		cr_tx_update(ep, p);
 	d = p->role == ROLE_INIT ? tx_deadline(ep, p) : rx_deadline(ep, p);
 	if (d == p->deadline)

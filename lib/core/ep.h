@@ -266,6 +266,8 @@ struct uet_ep {
 	struct uet_ep_config cfg;
 	uint8_t *algo;       /* per PDC slot: LB state, then CC state */
 	uint32_t algo_stride, algo_cc_off, algo_cr_off;
+	bool credit_on;      /* the CC takes credit (credit.c); checked inline
+			      * on the hot path, which pays nothing else */
 	struct uet_prng rng;
 	struct uet_ep_stats st;
 	uint32_t win;        /* window_psns */
@@ -394,7 +396,11 @@ void rx_push_nack(struct uet_ep *ep, uint32_t peer_ip, uint16_t spdcid, uint16_t
 		  uint32_t psn, uint8_t code, uint8_t flags, uint16_t ev, uint32_t payload);
 
 /* credit.c */
-bool cr_tx_on(const struct uet_ep *ep);
+static inline bool
+cr_tx_on(const struct uet_ep *ep)
+{
+	return ep->credit_on;
+}
 bool cr_tx_allows(const struct uet_ep *ep, const struct pdc *p);
 uint32_t cr_msg_bytes(const struct uet_ep *ep, uint32_t len);
 void cr_tx_queued(struct uet_ep *ep, struct pdc *p, uint32_t bytes);

@@ -489,7 +489,8 @@ tx_send(struct uet_ep *ep, const struct uet_send_req *r, uint64_t now)
 	p->tx.n_msgs++;
 	p->tx.idle_deadline = 0;
 	ep->st.msgs_submitted++;
-	cr_tx_queued(ep, p, cr_msg_bytes(ep, m->len));
+	if (cr_tx_on(ep))
+		cr_tx_queued(ep, p, cr_msg_bytes(ep, m->len));
 
 	win_acquire(ep, p);
 	ep_rdy_kick(ep, p);
@@ -611,7 +612,7 @@ mark_lost(const struct uet_ep *ep, struct pdc *p, uint32_t psn)
 	p->tx.inflight_bytes -= ent_bytes(e);
 	p->tx.inflight_pkts--;
 	rtxq_push(ep, p, psn);
-	if (!(e->flags & TXF_CLOSE))
+	if (cr_tx_on(ep) && !(e->flags & TXF_CLOSE))
 		cr_tx_queued((struct uet_ep *)ep, p, ent_bytes(e));
 	return true;
 }
@@ -852,7 +853,7 @@ tx_can_send(struct uet_ep *ep, struct pdc *p)
 	has_new = p->tx.msg_seg != NONE16 || p->tx.close_queued;
 	if (p->tx.rtxq_len == 0 && !(has_new && psn_window_allows(ep, p)))
 		return false;
-	return cwnd_allows(ep, p, tx_cwnd(ep, p)) && cr_tx_allows(ep, p);
+	return cwnd_allows(ep, p, tx_cwnd(ep, p)) && (!cr_tx_on(ep) || cr_tx_allows(ep, p));
 }
 
 static int
@@ -975,7 +976,7 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 		return 0;
 	rtxq_purge(ep, p);
 	rtxq_una_first(ep, p);
-	if (!cr_tx_allows(ep, p))
+	if (cr_tx_on(ep) && !cr_tx_allows(ep, p))
 		return 0;
 	if (p->tx.rtxq_len > 0) {
 		psn = p->tx.rtxq[p->tx.rtxq_head];
@@ -1051,7 +1052,7 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 	else
 		n = build_data(ep, p, psn, e, retx, cwnd, buf, m);
 	assert(n > 0);
-	if (!(e->flags & TXF_CLOSE))
+	if (cr_tx_on(ep) && !(e->flags & TXF_CLOSE))
 		cr_tx_sent(ep, p, ent_bytes(e));
 	p->tx.inflight_bytes += ent_bytes(e);
 	p->tx.inflight_pkts++;
@@ -1828,7 +1829,7 @@ tx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now)
 	if (p->tx.idle_deadline != 0 && now >= p->tx.idle_deadline) {
 		on_idle(ep, p, now);
 	}
-	if (p->role == ROLE_INIT && p->gen == gen)
+	if (cr_tx_on(ep) && p->role == ROLE_INIT && p->gen == gen)
 		cr_tx_on_timer(ep, p, now);
 }
 
@@ -1847,7 +1848,7 @@ tx_deadline(const struct uet_ep *ep, const struct pdc *p)
 		d = p->tx.suspect_deadline;
 	if (p->tx.idle_deadline != 0 && p->tx.idle_deadline < d)
 		d = p->tx.idle_deadline;
-	if (cr_tx_deadline(ep, p) < d)
+	if (cr_tx_on(ep) && cr_tx_deadline(ep, p) < d)
 		d = cr_tx_deadline(ep, p);
 	return d;
 }
