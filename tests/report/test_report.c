@@ -667,6 +667,29 @@ test_summary_block(void **state)
 				    "discarded"));
 	assert_non_null(strstr(txt, "events           3 on the timeline\n"));
 	assert_non_null(strstr(txt, "verify           4 checked, 1 bad\n"));
+	/* No credit CC ran: no credit line. */
+	assert_null(strstr(txt, "credit "));
+	free(txt);
+
+	/* One did: its line, after the freezes. */
+	{
+		struct uet_ep_stats st = *uet_meas_ep_stats(m);
+
+		st.tx_credit_pkts = 60;
+		st.credit_granted_bytes = 988176;
+		st.rx_credit_pkts = 58;
+		st.tx_credit_req_pkts = 3;
+		st.credit_retries = 1;
+		st.rx_credit_req_pkts = 2;
+		assert_int_equal(uet_meas_set_ep_stats(m, START_NS + 120000, &st), 0);
+	}
+	mem_open(&mm);
+	assert_int_equal(uet_report_summary(mm.f, m, END_NS), 0);
+	txt = mem_close(&mm);
+	assert_int_equal(count_lines(txt), 19);
+	assert_non_null(strstr(txt, "freezes          5 (thaws 6, path failures 1)\n"
+				    "credit           60 CREDITs granting 988176 B sent, 58 "
+				    "received; 3 requests sent (1 repeated), 2 received\n"));
 	free(txt);
 	uet_meas_destroy(m);
 }
