@@ -341,8 +341,12 @@ cr_pull_on_timer(struct uet_ep *ep, uint64_t now)
 
 		ep->pull_head = (ep->pull_head + 1) % n;
 		ep->pull_len--;
+		/* A PDC leaves the queue when it is released (cr_rx_release),
+		 * so this is a target; check before touching its rx half. */
+		if (p->role != ROLE_TGT)
+			continue;
 		p->rx.in_pull = 0;
-		if (p->role != ROLE_TGT || p->state == PST_TIMEWAIT || !pending(p))
+		if (p->state == PST_TIMEWAIT || !pending(p))
 			continue;
 		left = p->rx.credit_need - p->rx.credit_granted;
 		grant = left < quantum(ep) ? left : quantum(ep);
