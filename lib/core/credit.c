@@ -307,6 +307,9 @@ cr_rx_on_req(struct uet_ep *ep, struct pdc *p, uint32_t need, uint16_t ev, uint6
 	if ((int32_t)(need - p->rx.credit_need) > 0)
 		p->rx.credit_need = need;
 	if (pending(p)) {
+		/* An idle pacer starts now: no catching up on its idle time. */
+		if (ep->pull_len == 0 && ep->pull_next_ns < now)
+			ep->pull_next_ns = now;
 		pull_enqueue(ep, p);
 		pull_arm(ep, now);
 	} else {
@@ -332,8 +335,13 @@ cr_rx_release(struct uet_ep *ep, struct pdc *p)
 void
 cr_pull_on_timer(struct uet_ep *ep, uint64_t now)
 {
-	uint64_t due = ep->pull_next_ns > now ? ep->pull_next_ns : now;
+	uint64_t due = ep->pull_next_ns, q_ns = pull_ns(ep, quantum(ep));
 	uint32_t n = ep->cfg.max_pdcs;
+
+	/* Served late (a busy poll loop), the pacer catches up on at most one
+	 * pull's worth of time: the timer then fires again at once. */
+	if (due + q_ns < now)
+		due = now - q_ns;
 
 	while (ep->pull_len > 0) {
 		struct pdc *p = &ep->pdcs[ep->pull_q[ep->pull_head]];
@@ -361,9 +369,6 @@ cr_pull_on_timer(struct uet_ep *ep, uint64_t now)
 			if (pending(p))
 				pull_enqueue(ep, p);
 		}
-		/* Late service catches up at most one pull. */
-		if (due + pull_ns(ep, quantum(ep)) < now)
-			due = now - pull_ns(ep, quantum(ep));
 		ep->pull_next_ns = due + pull_ns(ep, grant);
 		break;
 	}

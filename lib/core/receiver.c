@@ -343,13 +343,12 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	if (meta->ce)
 		ep->st.rx_ce_pkts++;
 
-	if ((is_ctrl && h->nh == UET_CTL_PROBE) || meta->trimmed) {
+	if ((is_ctrl && (h->nh == UET_CTL_PROBE || h->nh == UET_CTL_CREDIT_REQ)) ||
+	    meta->trimmed) {
 		if (created)
 			ep_pdc_event(ep, p, UET_PDC_EV_OPEN, 0);
 	}
 	if (is_ctrl && h->nh == UET_CTL_CREDIT_REQ) {
-		if (created)
-			ep_pdc_event(ep, p, UET_PDC_EV_OPEN, 0);
 		cr_rx_on_req(ep, p, h->payload32, meta->ev, now);
 		ep_timer_update(ep, p);
 		return 0;

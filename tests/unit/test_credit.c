@@ -202,6 +202,78 @@ test_no_grants_gives_up(void **state)
 	duo_fini(&d);
 }
 
+/* Count the CREDITs the endpoint writes now. */
+static uint32_t
+credits_out(struct uet_ep *ep, uint64_t now)
+{
+	uint8_t buf[DUO_MAX_PKT];
+	struct uet_tx_meta m;
+	uint32_t n = 0;
+
+	while (uet_ep_write_pkt(ep, buf, sizeof(buf), &m, now) > 0)
+		n += m.kind == UET_PKT_CREDIT;
+	return n;
+}
+
+/* The pacer: one pull per quantum's time at 99 Gb/s; an idle pacer starts
+ * when asked, with no burst for its idle time; served late, it catches up
+ * one pull at most. A SYN CREDIT_REQ opens the target PDC. */
+static void
+test_pacer_timing(void **state)
+{
+	struct uet_ep_config c;
+	struct uet_rx_meta m = { .src_ip = 0x0a000001, .ev = 49152 };
+	const uint64_t q_ns = (uint64_t)QUANTUM * 8 * 1000 / 99000; /* 1342 */
+	uint8_t pkt[UET_PDS_CTRL_LEN];
+	struct uet_hdr h;
+	struct duo d;
+	uint64_t t0 = 1000000;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	memset(&h, 0, sizeof(h));
+	h.type = UET_PDS_CTRL;
+	h.nh = UET_CTL_CREDIT_REQ;
+	h.flags = UET_REQ_F_SYN;
+	h.psn = 77;
+	h.spdcid = 5;
+	h.dpdcid = uet_syn_slot(0);
+	h.payload32 = 10 * QUANTUM;
+	assert_int_equal(uet_hdr_encode(&h, pkt, sizeof(pkt)), UET_PDS_CTRL_LEN);
+	assert_int_equal(uet_ep_read_pkt(d.b.ep, &m, pkt, sizeof(pkt), t0), 0);
+	assert_int_equal(d.b.events[UET_PDC_EV_OPEN], 1);
+	/* The first pull at once, the next a quantum later. */
+	assert_int_equal(uet_ep_next_deadline(d.b.ep), t0);
+	uet_ep_handle_timeout(d.b.ep, t0);
+	assert_int_equal(credits_out(d.b.ep, t0), 1);
+	assert_int_equal(uet_ep_next_deadline(d.b.ep), t0 + q_ns);
+	uet_ep_handle_timeout(d.b.ep, t0 + q_ns);
+	assert_int_equal(credits_out(d.b.ep, t0 + q_ns), 1);
+	/* Served 4 pulls late: two now (one caught up), the next a quantum
+	 * after this call. */
+	uet_ep_handle_timeout(d.b.ep, t0 + 5 * q_ns);
+	assert_int_equal(credits_out(d.b.ep, t0 + 5 * q_ns), 2);
+	assert_int_equal(uet_ep_next_deadline(d.b.ep), t0 + 6 * q_ns);
+	/* The rest, one per quantum, then the pacer stops. */
+	uet_ep_handle_timeout(d.b.ep, t0 + 11 * q_ns);
+	assert_int_equal(credits_out(d.b.ep, t0 + 11 * q_ns), 2);
+	assert_int_equal(st(&d.b)->credit_granted_bytes, 6 * QUANTUM);
+	for (int i = 0; i < 4; i++) {
+		uint64_t t = uet_ep_next_deadline(d.b.ep);
+
+		uet_ep_handle_timeout(d.b.ep, t);
+		assert_int_equal(credits_out(d.b.ep, t), 1);
+	}
+	assert_int_equal(st(&d.b)->credit_granted_bytes, 10 * QUANTUM);
+	assert_int_equal(st(&d.b)->tx_credit_pkts, 10);
+	assert_int_equal(uet_ep_next_deadline(d.b.ep), UINT64_MAX);
+	/* Asked again with nothing new: the last grant, at once. */
+	assert_int_equal(uet_ep_read_pkt(d.b.ep, &m, pkt, sizeof(pkt), t0 + 20 * q_ns), 0);
+	assert_int_equal(credits_out(d.b.ep, t0 + 20 * q_ns), 1);
+	duo_fini(&d);
+}
+
 /* A CREDIT nobody asked for, or for no PDC, is dropped and counted. */
 static void
 test_unasked_credit_dropped(void **state)
@@ -253,6 +325,7 @@ main(void)
 		cmocka_unit_test(test_sender_sends_what_was_granted),
 		cmocka_unit_test(test_lost_requests_and_grants),
 		cmocka_unit_test(test_pacer_round_robin),
+		cmocka_unit_test(test_pacer_timing),
 		cmocka_unit_test(test_no_grants_gives_up),
 		cmocka_unit_test(test_unasked_credit_dropped),
 	};
