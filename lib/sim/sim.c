@@ -381,12 +381,15 @@ q_pop(struct pktq *q)
 
 static void port_try_send(struct sim *s, struct sim_port *p);
 
-/* A packet lost to a failure (blackhole, link or switch down) at port p. */
+/* A packet lost to a failure (blackhole, link or switch down) at port p;
+ * the caller frees it. */
 static inline void
-drop_down(struct sim *s, struct sim_port *p)
+drop_down(struct sim *s, struct sim_port *p, const struct sim_pkt *pkt)
 {
 	p->st.drops_down++;
 	p->st.last_drop_ns = s->now / 1000;
+	if (s->drop_hook != NULL)
+		s->drop_hook(s->drop_ctx, p, pkt->data, pkt->stored, s->now / 1000);
 }
 static struct sim_pkt *host_pull(struct sim *s, struct sim_host *h);
 static void node_receive(struct sim *s, void *port, uint64_t pkt);
@@ -515,7 +518,7 @@ port_try_send(struct sim *s, struct sim_port *p)
 	p->st.last_tx_ns = s->now / 1000;
 
 	if (!p->up || p->failed || p->fault.blackhole) {
-		drop_down(s, p);
+		drop_down(s, p, pkt);
 		pkt_free(s, pkt);
 		return;
 	}
@@ -581,7 +584,7 @@ port_enqueue(struct sim *s, struct sim_port *p, struct sim_pkt *pkt)
 	/* A failed link is a blackhole for whatever is routed to it, at
 	 * once: no queue builds in front of a dead port. */
 	if (p->failed) {
-		drop_down(s, p);
+		drop_down(s, p, pkt);
 		pkt_free(s, pkt);
 		return;
 	}
@@ -705,7 +708,7 @@ switch_forward(struct sim *s, struct sim_port *in, struct sim_pkt *pkt)
 	uint64_t key;
 
 	if (n->down) {
-		drop_down(s, in->peer);
+		drop_down(s, in->peer, pkt);
 		pkt_free(s, pkt);
 		return;
 	}
@@ -1007,6 +1010,13 @@ sim_set_fill(struct sim *s, sim_fill_fn fn, void *ctx)
 }
 
 void
+sim_set_drop_hook(struct sim *s, sim_drop_fn fn, void *ctx)
+{
+	s->drop_hook = fn;
+	s->drop_ctx = ctx;
+}
+
+void
 sim_host_capture(struct sim *s, uint32_t host, struct uet_pcap *pc)
 {
 	if (host < s->n_hosts)
@@ -1131,7 +1141,7 @@ sim_port_flush(struct sim *s, struct sim_port *p)
 
 	for (c = 0; c < 2; c++) {
 		while ((pkt = q_pop(&p->q[c])) != NULL) {
-			drop_down(s, p);
+			drop_down(s, p, pkt);
 			pkt_free(s, pkt);
 		}
 	}

@@ -191,6 +191,8 @@ struct sim {
 	uint64_t switch_drops;
 	sim_fill_fn fill;
 	void *fill_ctx;
+	sim_drop_fn drop_hook;
+	void *drop_ctx;
 };
 
 /* sim.c */

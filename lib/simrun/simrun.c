@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "driver/driver.h"
+#include "net/frame.h"
 #include "net/pcapw.h"
 #include "report/output.h"
 #include "simrun/simrun.h"
@@ -59,6 +60,10 @@ struct capture {
 struct fail_rec {
 	const struct sim_failure *spec;
 	struct sim_failure_hit hit;
+	/* Per sending host: when this failure first and last cost it a
+	 * packet (0: never). How long a sender kept losing packets there is
+	 * how long its load balancer took to route around the failure. */
+	uint64_t *first_ns, *last_ns;
 };
 
 static uint64_t
@@ -332,6 +337,98 @@ captures_json(const struct run *r)
 
 /* --- failures: lib/sim/failure.h parses and applies them --- */
 
+static bool
+is_degradation(const struct sim_failure *f)
+{
+	return f->kind == SIM_FAIL_LINK_RATE || f->kind == SIM_FAIL_DEGRADE ||
+	       f->kind == SIM_FAIL_HTSIM_FAILED;
+}
+
+/* Did failure fr's cables or switches cost a packet at port p? A failed
+ * switch's drops count at the ports that feed it. */
+static bool
+fail_has_port(const struct fail_rec *fr, struct sim_port *p)
+{
+	struct sim_port_info pi;
+	uint32_t k;
+
+	for (k = 0; k < fr->hit.nports; k++)
+		if (fr->hit.ports[k] == p || sim_port_peer(fr->hit.ports[k]) == p)
+			return true;
+	if (fr->hit.nswitches == 0)
+		return false;
+	sim_port_info(p, &pi);
+	for (k = 0; k < fr->hit.nswitches; k++)
+		if ((!pi.peer_is_host && pi.peer_node == fr->hit.switches[k]) ||
+		    (!pi.is_host && pi.node == fr->hit.switches[k]))
+			return true;
+	return false;
+}
+
+/* sim drop hook: charge the drop to the latest failure started that owns
+ * the port, and to the sending host. Failure drops are few (each costs a
+ * sender a timeout or a NACK), so a scan of the failures is fine. */
+static void
+on_fail_drop(void *ctx, struct sim_port *p, const uint8_t *frame, uint32_t len,
+	     uint64_t now_ns)
+{
+	struct run *r = ctx;
+	uint32_t i, host;
+
+	if (len < UET_ETH_HLEN + 20)
+		return;
+	host = sim_host_of_ip(r->s, uet_get_be32(frame + UET_ETH_HLEN + 12));
+	if (host == UINT32_MAX)
+		return;
+	for (i = r->nfails; i-- > 0;) {
+		struct fail_rec *fr = &r->fails[i];
+
+		if (fr->first_ns == NULL || fr->spec->at_ns > now_ns || !fail_has_port(fr, p))
+			continue;
+		if (fr->first_ns[host] == 0)
+			fr->first_ns[host] = now_ns;
+		fr->last_ns[host] = now_ns;
+		return;
+	}
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The senders a failure cost packets: how many, how long after the
+ * failure the last of them lost its first, and how long each kept losing
+ * packets there (median and longest). */
+static json_t *
+senders_json(const struct run *r, const struct fail_rec *fr)
+{
+	uint64_t *span, first_max = 0;
+	uint32_t i, n = 0;
+	json_t *o;
+
+	span = calloc(r->nhosts ? r->nhosts : 1, sizeof(*span));
+	if (span == NULL)
+		return json_null();
+	for (i = 0; i < r->nhosts; i++) {
+		if (fr->first_ns[i] == 0)
+			continue;
+		span[n++] = fr->last_ns[i] - fr->first_ns[i];
+		if (fr->first_ns[i] - fr->spec->at_ns > first_max)
+			first_max = fr->first_ns[i] - fr->spec->at_ns;
+	}
+	qsort(span, n, sizeof(*span), cmp_u64);
+	o = json_pack("{s:I,s:I,s:I,s:I}", "n", (json_int_t)n, "first_drop_max_ns",
+		      (json_int_t)first_max, "span_p50_ns", (json_int_t)(n ? span[n / 2] : 0),
+		      "span_max_ns", (json_int_t)(n ? span[n - 1] : 0));
+	free(span);
+	return o;
+}
+
+
 static int
 apply_failures(struct run *r, char *err, size_t n)
 {
@@ -380,7 +477,17 @@ apply_failures(struct run *r, char *err, size_t n)
 			}
 		}
 		fr->spec = f;
+		if (!is_degradation(f)) {
+			fr->first_ns = calloc(r->nhosts ? r->nhosts : 1, sizeof(uint64_t));
+			fr->last_ns = calloc(r->nhosts ? r->nhosts : 1, sizeof(uint64_t));
+			if (fr->first_ns == NULL || fr->last_ns == NULL) {
+				snprintf(err, n, "out of memory");
+				return -1;
+			}
+		}
 	}
+	if (r->nfails > 0)
+		sim_set_drop_hook(r->s, on_fail_drop, r);
 	return 0;
 }
 
@@ -497,13 +604,6 @@ port_totals(struct sim *s)
 			 "max_fabric_queue_bytes", (json_int_t)maxq);
 }
 
-static bool
-is_degradation(const struct sim_failure *f)
-{
-	return f->kind == SIM_FAIL_LINK_RATE || f->kind == SIM_FAIL_DEGRADE ||
-	       f->kind == SIM_FAIL_HTSIM_FAILED;
-}
-
 /* What each failure did: the packets its links or switches dropped, and
  * for a degradation what crossed the degraded directions. */
 static json_t *
@@ -556,6 +656,8 @@ failures_json(struct run *r)
 			      (json_int_t)fr->hit.nports, "switches", (json_int_t)fr->hit.nswitches,
 			      "drops_down", (json_int_t)down, "last_drop_ns",
 			      last ? json_integer((json_int_t)last) : json_null());
+		if (fr->first_ns != NULL)
+			json_object_set_new(o, "senders", senders_json(r, fr));
 		if (deg)
 			json_object_update_new(o, json_pack("{s:I,s:I,s:I,s:I}", "tx_pkts",
 							    (json_int_t)tx, "ecn_marks",
@@ -623,6 +725,8 @@ run_free(struct run *r)
 	for (i = 0; r->fails != NULL && i < r->nfails; i++) {
 		free(r->fails[i].hit.ports);
 		free(r->fails[i].hit.switches);
+		free(r->fails[i].first_ns);
+		free(r->fails[i].last_ns);
 	}
 	free(r->fails);
 	free(r->cm_fails);

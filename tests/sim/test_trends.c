@@ -214,6 +214,19 @@ failure_at(const struct outcome *o, size_t i, uint64_t *at, uint64_t *drops, uin
 	*last = (uint64_t)json_integer_value(json_object_get(f, "last_drop_ns"));
 }
 
+/* Its senders: how many lost packets to it, and how long each kept losing
+ * them there (median, longest). */
+static void
+failure_senders(const struct outcome *o, size_t i, uint64_t *n, uint64_t *p50, uint64_t *max)
+{
+	const json_t *s = json_object_get(json_array_get(o->failures, i), "senders");
+
+	assert_non_null(s);
+	*n = (uint64_t)json_integer_value(json_object_get(s, "n"));
+	*p50 = (uint64_t)json_integer_value(json_object_get(s, "span_p50_ns"));
+	*max = (uint64_t)json_integer_value(json_object_get(s, "span_max_ns"));
+}
+
 /* 3. Transient failures: 64 hosts (8 ToRs of 8, 8 spines), a 32 MiB
  * permutation, ToR 0's uplink 0 down for 100 us at 100 us and ToR 1's
  * uplink 3 down for 200 us at 350 us; no routing convergence (the links
@@ -260,6 +273,24 @@ test_failures(void **state)
 		 * and then until the link returns (doc/results.md). */
 		if (f == 0)
 			assert_true(last - at <= rto + rto / 2);
+		/* Per sender: the same hosts lose packets there under both,
+		 * but each OPS sender keeps losing them for most of the
+		 * failure, each REPS sender for about an RTO (at the first
+		 * failure all of them, at the second the median one). */
+		{
+			uint64_t on, op50, omax, n, p50, max;
+
+			failure_senders(&res[0], f, &on, &op50, &omax);
+			failure_senders(&res[1], f, &n, &p50, &max);
+			note("  senders losing packets there: OPS %llu, for %.1f us (median) "
+			     "to %.1f us; REPS %llu, for %.1f to %.1f us\n", (unsigned long long)on,
+			     op50 / 1e3, omax / 1e3, (unsigned long long)n, p50 / 1e3, max / 1e3);
+			assert_true(n > 0 && n <= on);
+			assert_true(op50 > 2 * rto);
+			assert_true(p50 <= rto + rto / 2);
+			if (f == 0)
+				assert_true(max <= rto + rto / 2);
+		}
 	}
 	note("completion OPS %.1f us, REPS %.1f us; drops at failed links OPS %llu, "
 		      "REPS %llu (%.1fx)\n", res[0].completion_ns / 1e3, res[1].completion_ns / 1e3,

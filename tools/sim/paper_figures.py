@@ -388,17 +388,28 @@ class Fig7:
         out = ["128 hosts, 64 MiB permutation, tor0.up0 down 100 us at 100 us, tor1.up3 down "
                "200 us at 350 us; REPS freezes for 100 us; mean of %d seeds:\n" % a.seeds,
                "| LB | completion (us) | packets dropped at the failed links | last drop after "
-               "each failure (us) |", "|---|---|---|---|"]
+               "each failure (us) | each sender kept losing packets there for (us, median "
+               "/ longest, per failure) |", "|---|---|---|---|---|"]
         agg = {}
         for lb in ("ops", "reps"):
             rs = [res["f7-%s-%d" % (lb, s)] for s in seeds(a)]
             last = [[(f["last_drop_ns"] - f["at_ns"]) / 1e3 for f in r["failures"]
                      if f["last_drop_ns"]] for r in rs]
+            # Per failure: the senders' median span (mean over seeds) and the
+            # longest span of any seed.
+            spans = []
+            for k in range(len(rs[0]["failures"])):
+                ss = [r["failures"][k].get("senders") for r in rs]
+                if all(s and s["n"] for s in ss):
+                    spans.append("%.1f / %.1f" % (
+                        statistics.mean(s["span_p50_ns"] for s in ss) / 1e3,
+                        max(s["span_max_ns"] for s in ss) / 1e3))
             agg[lb] = (mean_range([r["compl_us"] for r in rs])[0],
                        statistics.mean(r["drops_down"] for r in rs))
-            out.append("| %s | %s | %.0f | %s |" % (
+            out.append("| %s | %s | %.0f | %s | %s |" % (
                 LB_NAMES[lb], fmt([r["compl_us"] for r in rs]), agg[lb][1],
-                " / ".join("%.1f" % statistics.mean(x) for x in zip(*last)) if last[0] else "-"))
+                " / ".join("%.1f" % statistics.mean(x) for x in zip(*last)) if last[0] else "-",
+                "; ".join(spans) or "-"))
         out.append("\nREPS completes %.1f%% sooner (OPS / REPS %.2fx) with %.1fx fewer drops; "
                    "paper: more than 35%% faster, 2.5x fewer drops, rerouted after one timeout "
                    "(70 us).\n" % (100 * (1 - agg["reps"][0] / agg["ops"][0]),
