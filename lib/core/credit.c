@@ -144,16 +144,27 @@ retry_after(const struct uet_ep *ep, const struct pdc *p)
 	return t < ep->rto_max_ns ? t : ep->rto_max_ns;
 }
 
+/* A need not yet announced: its request found the control queue full. */
+static bool
+unannounced(const struct uet_ep *ep, const struct pdc *p)
+{
+	return (int32_t)(ep->cfg.cc->credit_need(cc_st(ep, p)) - pdc_credit(ep, p)->asked) > 0;
+}
+
 uint64_t
 cr_tx_deadline(const struct uet_ep *ep, const struct pdc *p)
 {
-	if (!cr_tx_on(ep) || pdc_credit(ep, p)->req_q || !outstanding(ep, p))
+	/* A closing PDC sends nothing that needs credit (CLOSE needs none),
+	 * and its target may be gone already. */
+	if (!cr_tx_on(ep) || pdc_credit(ep, p)->req_q || p->state == PST_CLOSING ||
+	    (!outstanding(ep, p) && !unannounced(ep, p)))
 		return UINT64_MAX;
 	return pdc_credit(ep, p)->req_ns + retry_after(ep, p);
 }
 
-/* Blocked for a retry interval with no grant: the request or its answer
- * was lost, or the receiver is gone. */
+/* A retry interval with no grant: the request or its answer was lost, the
+ * receiver is gone, or the request never left (the control queue was
+ * full). */
 void
 cr_tx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now)
 {
