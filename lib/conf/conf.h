@@ -229,6 +229,7 @@ struct uet_perf_opts {
 	uint64_t nscc_target_ns;
 	bool nscc_min_rtt_cap;
 	uint8_t dctcp_g_shift;
+	uint32_t eqds_spec_bytes;            /* 0: the max window */
 
 	/* Output [output] */
 	double interval_s;                   /* 0: no interval reports */
@@ -357,6 +358,7 @@ struct uet_perf_algo_cfg {
 	struct uet_lb_mptcp_cfg mptcp;
 	struct uet_cc_nscc_cfg nscc;
 	struct uet_cc_dctcp_cfg dctcp;
+	struct uet_cc_eqds_cfg eqds;
 };
 
 /*

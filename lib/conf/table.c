@@ -322,6 +322,12 @@ const struct opt opt_table[] = {
 	{ .lname = "dctcp-g-shift", .sec = "cc", .key = "dctcp_g_shift",
 	  UINT(dctcp_g_shift, 4, 1, 16), .flags = F_SYM, .meta = "N",
 	  .help = "dctcp: alpha gain g = 1 / 2^N" },
+	{ .lname = "eqds-spec-bytes", .sec = "cc", .key = "eqds_spec_bytes",
+	  BYTES(eqds_spec_bytes, 0, 0, UINT32_MAX / 2), .flags = F_SYM, .meta = "BYTES",
+	  .defdoc = "0 (the max window, 1.5 x BDP)",
+	  .help = "eqds: speculative credit a sender spends before its receiver's "
+		  "first grant; the rest of what it sends, resends included, waits "
+		  "for the pull pacer's grants" },
 
 	/* Output and measurement */
 	{ .lname = "interval", .sname = 'i', .sec = "output", .key = "interval_s",

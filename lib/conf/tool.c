@@ -67,6 +67,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	 * 0.75 x base RTT, as in the reference (uet-htsim.md §5.1). */
 	a->nscc.trimming = o->trim;
 	a->dctcp.g_shift = o->dctcp_g_shift;
+	a->eqds.spec_bytes = o->eqds_spec_bytes;
 
 	c->lb_cfg = c->lb == &uet_lb_ops_spray || c->lb == &uet_lb_ar ? (const void *)&a->ops
 		  : c->lb == &uet_lb_reps      ? (const void *)&a->reps
@@ -77,6 +78,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	c->cc_cfg = c->cc == &uet_cc_nscc    ? (const void *)&a->nscc
 		  : c->cc == &uet_cc_dctcp || c->cc == &uet_cc_dctcp_mprdma
 			  ? (const void *)&a->dctcp
+		  : c->cc == &uet_cc_eqds ? (const void *)&a->eqds
 					     : NULL;
 	if (uet_ep_config_check(c, &why) < 0)
 		return fail(err, errlen, "transport options: %s", why);
