@@ -81,6 +81,14 @@ fz_make(struct fz_side *s, uint32_t ip, uint64_t seed)
 	 * require idleness. */
 	c.pdc_target_idle_ns = 500000;
 	c.cb.rx_msg = fz_on_rx_msg;
+#ifdef FZ_CC_NAME
+	/* The endpoint_credit target: the same scene under a credit CC, so
+	 * CREDIT_REQ and CREDIT are part of it and the senders wait on
+	 * grants. */
+	c.cc = uet_cc_find(FZ_CC_NAME);
+	if (c.cc == NULL)
+		return -1;
+#endif
 	c.user = s;
 	memset(s, 0, sizeof(*s));
 	s->ip = ip;

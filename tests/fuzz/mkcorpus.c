@@ -60,6 +60,8 @@ main(int argc, char **argv)
 		{ UET_PDS_NACK, UET_NH_NONE, "nack" },
 		{ UET_PDS_CTRL, UET_CTL_PROBE, "probe" },
 		{ UET_PDS_CTRL, UET_CTL_CLOSE, "close" },
+		{ UET_PDS_CTRL, UET_CTL_CREDIT, "credit" },
+		{ UET_PDS_CTRL, UET_CTL_CREDIT_REQ, "credit_req" },
 	};
 	struct recbuf *r = calloc(1, sizeof(*r));
 	struct fz_side a, b;
