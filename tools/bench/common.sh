@@ -11,3 +11,12 @@ json_pps() { # JSON MTU
 median() {
 	printf "%s\n" "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
+
+# A scratch directory ($TMP) and a tag for the --file-prefix of every
+# uet-perf the script starts ($TAG); at exit both go, with any uet-perf
+# still running (KEEP=1 keeps the directory).
+bench_scratch() { # TAG_PREFIX
+	TMP=$(mktemp -d)
+	TAG="$1$$"
+	trap 'pkill -f "file-prefix ${TAG}" 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT INT TERM
+}

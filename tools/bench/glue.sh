@@ -28,9 +28,7 @@ T=${SECONDS_RUN:-5}
 CORE=${CORE:-1}
 PERF=${UET_PERF:-build/apps/uet-perf/uet-perf}
 CORE_BIN=${BENCH_CORE:-build/tests/bench/bench_core}
-TMP=$(mktemp -d)
-TAG="uetg$$"
-trap 'pkill -f "file-prefix ${TAG}" 2>/dev/null || true; rm -rf "$TMP"' EXIT INT TERM
+bench_scratch uetg
 [ -x "$PERF" ] && [ -x "$CORE_BIN" ] || { echo "build first (tools/setup.sh)"; exit 2; }
 
 # bench_core's rate: 1e9 / (ns per data packet).

@@ -23,9 +23,7 @@ PERF=${UET_PERF:-build/apps/uet-perf/uet-perf}
 NCPU=$(nproc)
 COUNTS=("$@")
 [ ${#COUNTS[@]} -gt 0 ] || COUNTS=(1 2 4 8 16)
-TMP=$(mktemp -d)
-TAG="uetc$$"
-trap 'pkill -f "file-prefix ${TAG}" 2>/dev/null || true; rm -rf "$TMP"' EXIT INT TERM
+bench_scratch uetc
 [ -x "$PERF" ] || { echo "no $PERF: build first (tools/setup.sh)"; exit 2; }
 
 # Delivered data packets per second with n lcores (4 KiB payloads).

@@ -36,9 +36,7 @@ PERF=${UET_PERF:-build/apps/uet-perf/uet-perf}
 TESTPMD=${TESTPMD:-dpdk-testpmd}
 read -r C0 C1 <<<"${LCORES:-0 1}"
 FRAME=$((MTU + 84 + 14))          # payload + UET/UDP/IPv4 headers + Ethernet
-TMP=$(mktemp -d)
-TAG="uetb$$"
-trap 'pkill -f "file-prefix ${TAG}" 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT INT TERM
+bench_scratch uetb
 
 command -v "$TESTPMD" >/dev/null || { echo "no $TESTPMD (Debian: apt-get install dpdk-dev)"; exit 2; }
 [ -x "$PERF" ] || { echo "no $PERF: build first (tools/setup.sh)"; exit 2; }
