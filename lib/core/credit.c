@@ -29,13 +29,10 @@
 /* Repeated requests of a blocked sender back off to 2^this RTOs. */
 #define CREDIT_RETRY_MAX_SHIFT 6
 
-static void *
-cc_st(const struct uet_ep *ep, const struct pdc *p)
-{
-	return pdc_cc(ep, p);
-}
-
-/* --- sender --- */
+/* --- sender ---
+ * Everything here but cr_tx_on_credit runs only where cr_tx_on(ep): the
+ * callers check it inline, so that the hot path of a window CC pays one
+ * test of a flag. */
 
 /* Wire bytes of the packet the PDC would send next (0: none, or one that
  * needs no credit: a CLOSE). */
@@ -43,10 +40,9 @@ static uint32_t
 next_pkt_bytes(const struct uet_ep *ep, const struct pdc *p)
 {
 	if (p->tx.rtxq_len > 0) {
-		uint32_t psn = p->tx.rtxq[p->tx.rtxq_head];
-		const struct tx_ent *e = &p->tx.ent[psn & ep->win_mask];
+		const struct tx_ent *e = ent_of(ep, p, p->tx.rtxq[p->tx.rtxq_head]);
 
-		return (e->flags & TXF_CLOSE) ? 0 : UET_DATA_HDR_LEN + e->len;
+		return (e->flags & TXF_CLOSE) ? 0 : ent_bytes(e);
 	}
 	if (p->tx.msg_seg != NONE16) {
 		const struct tx_msg *m = &ep->txm[p->tx.msg_seg];
@@ -62,14 +58,12 @@ cr_tx_allows(const struct uet_ep *ep, const struct pdc *p)
 {
 	uint32_t b;
 
-	if (!cr_tx_on(ep))
-		return true;
 	/* An RTO's resend goes regardless, as it goes past the window: it
 	 * is counted in the need, so later grants cover it. */
 	if (p->tx.rto_resend && p->tx.rtxq_len > 0)
 		return true;
 	b = next_pkt_bytes(ep, p);
-	return b == 0 || ep->cfg.cc->may_send(cc_st(ep, p), b);
+	return b == 0 || ep->cfg.cc->may_send(pdc_cc(ep, p), b);
 }
 
 uint32_t
@@ -83,15 +77,13 @@ cr_msg_bytes(const struct uet_ep *ep, uint32_t len)
 void
 cr_tx_queued(struct uet_ep *ep, struct pdc *p, uint32_t bytes)
 {
-	if (cr_tx_on(ep))
-		ep->cfg.cc->on_queued(cc_st(ep, p), bytes);
+	ep->cfg.cc->on_queued(pdc_cc(ep, p), bytes);
 }
 
 void
 cr_tx_sent(struct uet_ep *ep, struct pdc *p, uint32_t bytes)
 {
-	if (cr_tx_on(ep))
-		ep->cfg.cc->on_sent(cc_st(ep, p), bytes);
+	ep->cfg.cc->on_sent(pdc_cc(ep, p), bytes);
 }
 
 static void
@@ -117,9 +109,9 @@ cr_tx_update(struct uet_ep *ep, struct pdc *p)
 {
 	uint32_t need;
 
-	if (!cr_tx_on(ep) || p->state == PST_CLOSING)
+	if (p->state == PST_CLOSING)
 		return;
-	need = ep->cfg.cc->credit_need(cc_st(ep, p));
+	need = ep->cfg.cc->credit_need(pdc_cc(ep, p));
 	if ((int32_t)(need - pdc_credit(ep, p)->asked) > 0)
 		push_req(ep, p);
 }
@@ -148,7 +140,7 @@ retry_after(const struct uet_ep *ep, const struct pdc *p)
 static bool
 unannounced(const struct uet_ep *ep, const struct pdc *p)
 {
-	return (int32_t)(ep->cfg.cc->credit_need(cc_st(ep, p)) - pdc_credit(ep, p)->asked) > 0;
+	return (int32_t)(ep->cfg.cc->credit_need(pdc_cc(ep, p)) - pdc_credit(ep, p)->asked) > 0;
 }
 
 uint64_t
@@ -156,7 +148,7 @@ cr_tx_deadline(const struct uet_ep *ep, const struct pdc *p)
 {
 	/* A closing PDC sends nothing that needs credit (CLOSE needs none),
 	 * and its target may be gone already. */
-	if (!cr_tx_on(ep) || pdc_credit(ep, p)->req_q || p->state == PST_CLOSING ||
+	if (pdc_credit(ep, p)->req_q || p->state == PST_CLOSING ||
 	    (!outstanding(ep, p) && !unannounced(ep, p)))
 		return UINT64_MAX;
 	return pdc_credit(ep, p)->req_ns + retry_after(ep, p);
@@ -193,22 +185,13 @@ cr_tx_write_req(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, siz
 	if (cap < UET_PDS_CTRL_LEN)
 		return UET_ERR_BUFSIZE;
 	pdc_credit(ep, p)->req_q = 0;
-	memset(&h, 0, sizeof(h));
-	h.type = UET_PDS_CTRL;
-	h.nh = UET_CTL_CREDIT_REQ;
-	h.spdcid = p->id;
-	if (p->state == PST_SYN) {
-		/* It may arrive before any data (control goes first): it
-		 * opens the PDC at the target, as a probe can. */
-		h.flags = UET_REQ_F_SYN;
-		h.psn = p->tx.start_psn;
-		h.dpdcid = uet_syn_slot(0);
-	} else {
-		h.psn = p->tx.snd_nxt;
-		h.dpdcid = p->peer_id;
-	}
+	/* Control goes out ahead of data: the first request may reach the
+	 * target before any data packet, and opens the PDC there. No PSN is
+	 * consumed; the start PSN (SYN) or the next one says where we are. */
+	tx_ctrl_hdr(p, UET_CTL_CREDIT_REQ, 0,
+		    p->state == PST_SYN ? p->tx.start_psn : p->tx.snd_nxt, &h);
 	/* The need as it is now, not as it was when queued. */
-	h.payload32 = ep->cfg.cc->credit_need(cc_st(ep, p));
+	h.payload32 = ep->cfg.cc->credit_need(pdc_cc(ep, p));
 	n = uet_hdr_encode(&h, buf, cap);
 	if (n < 0)
 		return n;
@@ -238,7 +221,7 @@ cr_tx_on_credit(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_
 		ep->st.rx_unsupported++;
 		return UET_ERR_UNSUPPORTED;
 	}
-	ep->cfg.cc->on_credit(cc_st(ep, p), h->payload32, now);
+	ep->cfg.cc->on_credit(pdc_cc(ep, p), h->payload32, now);
 	if ((int32_t)(h->payload32 - pdc_credit(ep, p)->got) > 0)
 		pdc_credit(ep, p)->got = h->payload32;
 	pdc_credit(ep, p)->fails = 0;

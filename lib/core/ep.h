@@ -379,6 +379,8 @@ void tx_fail(struct uet_ep *ep, struct pdc *p, int status, uint64_t now);
 struct pdc *tx_lookup(struct uet_ep *ep, const struct uet_hdr *h,
 		      const struct uet_rx_meta *meta);
 uint16_t tx_ctrl_ev(struct uet_ep *ep, struct pdc *p, uint64_t now);
+void tx_ctrl_hdr(const struct pdc *p, uint8_t nh, uint8_t flags, uint32_t psn,
+		 struct uet_hdr *h);
 uint32_t tx_cwnd(const struct uet_ep *ep, const struct pdc *p);
 uint64_t tx_rto(const struct uet_ep *ep, const struct pdc *p);
 
@@ -417,6 +419,20 @@ void cr_rx_release(struct uet_ep *ep, struct pdc *p);
 void cr_pull_on_timer(struct uet_ep *ep, uint64_t now);
 int cr_rx_write_credit(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf,
 		       size_t cap, struct uet_tx_meta *m);
+
+/* psn's send record (the PDC holds a window). */
+static inline struct tx_ent *
+ent_of(const struct uet_ep *ep, const struct pdc *p, uint32_t psn)
+{
+	return &p->tx.ent[psn & ep->win_mask];
+}
+
+/* PDS wire bytes of a send record: what cwnd, inflight and credit count. */
+static inline uint32_t
+ent_bytes(const struct tx_ent *e)
+{
+	return (e->flags & TXF_CLOSE) ? UET_PDS_CTRL_LEN : UET_DATA_HDR_LEN + e->len;
+}
 
 /* Drop slot from a FIFO ring of PDC slots (cap entries, len from head),
  * the others' order kept; returns the new length. Rare events only: a

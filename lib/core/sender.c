@@ -28,12 +28,6 @@
 
 #include "core/ep.h"
 
-static inline struct tx_ent *
-ent_of(const struct uet_ep *ep, const struct pdc *p, uint32_t psn)
-{
-	return &p->tx.ent[psn & ep->win_mask];
-}
-
 /* psn's send record while this PDC still holds it: NULL when it is not
  * in [win_start, snd_nxt) or a window back (the slot serves a newer PSN). */
 static inline struct tx_ent *
@@ -43,13 +37,6 @@ rec_of(const struct uet_ep *ep, const struct pdc *p, uint32_t psn)
 	    !psn_le(p->tx.win_start, psn))
 		return NULL;
 	return ent_of(ep, p, psn);
-}
-
-/* PDS wire bytes of a send record: what cwnd and inflight count. */
-static inline uint32_t
-ent_bytes(const struct tx_ent *e)
-{
-	return (e->flags & TXF_CLOSE) ? UET_PDS_CTRL_LEN : UET_DATA_HDR_LEN + e->len;
 }
 
 static inline uint32_t
@@ -1067,6 +1054,26 @@ tx_write(struct uet_ep *ep, struct pdc *p, uint8_t *buf, size_t cap,
 	return n;
 }
 
+/* A CONTROL header of the initiator's own (probe, CREDIT_REQ): in SYN form
+ * until the target has answered, so that it opens the PDC there if it
+ * arrives before every data packet (or they were all lost). */
+void
+tx_ctrl_hdr(const struct pdc *p, uint8_t nh, uint8_t flags, uint32_t psn, struct uet_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->type = UET_PDS_CTRL;
+	h->nh = nh;
+	h->flags = flags;
+	h->psn = psn;
+	h->spdcid = p->id;
+	if (p->state == PST_SYN) {
+		h->flags |= UET_REQ_F_SYN;
+		h->dpdcid = uet_syn_slot((uint16_t)(psn - p->tx.start_psn));
+	} else {
+		h->dpdcid = p->peer_id;
+	}
+}
+
 int
 tx_write_probe(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t cap,
 	       struct uet_tx_meta *m, uint64_t now)
@@ -1080,20 +1087,7 @@ tx_write_probe(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size
 		return 0;
 	if (cap < UET_PDS_CTRL_LEN)
 		return UET_ERR_BUFSIZE;
-	memset(&h, 0, sizeof(h));
-	h.type = UET_PDS_CTRL;
-	h.nh = UET_CTL_PROBE;
-	h.flags = UET_REQ_F_AR;
-	h.psn = p->tx.snd_una;
-	h.spdcid = p->id;
-	if (p->state == PST_SYN) {
-		/* A probe can open the PDC at the target if every SYN data
-		 * packet was lost. */
-		h.flags |= UET_REQ_F_SYN;
-		h.dpdcid = uet_syn_slot((uint16_t)(p->tx.snd_una - p->tx.start_psn));
-	} else {
-		h.dpdcid = p->peer_id;
-	}
+	tx_ctrl_hdr(p, UET_CTL_PROBE, UET_REQ_F_AR, p->tx.snd_una, &h);
 	h.off16 = (int16_t)p->tx.probe_opaque;
 	/* Ask for the SACK window starting at the oldest hole. */
 	h.payload32 = p->tx.snd_una;
@@ -1848,8 +1842,12 @@ tx_deadline(const struct uet_ep *ep, const struct pdc *p)
 		d = p->tx.suspect_deadline;
 	if (p->tx.idle_deadline != 0 && p->tx.idle_deadline < d)
 		d = p->tx.idle_deadline;
-	if (cr_tx_on(ep) && cr_tx_deadline(ep, p) < d)
-		d = cr_tx_deadline(ep, p);
+	if (cr_tx_on(ep)) {
+		uint64_t c = cr_tx_deadline(ep, p);
+
+		if (c < d)
+			d = c;
+	}
 	return d;
 }
 
