@@ -7,6 +7,12 @@ json_pps() { # JSON MTU
 	python3 -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["end"]["goodput_bps"] / 8 / int(sys.argv[2])))' "$1" "$2"
 }
 
+# What the transport did in a uet-perf run, from its JSON report:
+# "retransmissions spurious_retransmissions RTO_expiries".
+json_retx() { # JSON
+	python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["end"]["losses"]; print(l["retransmissions"], l["spurious_retx"], l["declared"]["timeout"])' "$1"
+}
+
 # The median of the integer arguments (the upper one of an even count).
 median() {
 	printf "%s\n" "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'

@@ -37,14 +37,18 @@ core_pps() {
 		awk '/ns per data packet/ { printf "%d\n", 1e9 / $1 }'
 }
 
-# uet-perf's delivered data packets per second: goodput / 8 / 4096.
-perf_pps() {
+# uet-perf's delivered data packets per second: goodput / 8 / 4096; what
+# its transport retransmitted goes to $TMP/retx-LABEL.
+perf_pps() { # LABEL [uet-perf options]
+	local label=$1
+	shift
 	timeout $((T + 30)) "$PERF" --no-huge -m 1024 --no-pci --log-level=error -l "$CORE" \
 		--file-prefix "${TAG}" --vdev=net_ring0 -- \
 		--endpoint port=0,ip=10.99.1.1,mac=02:00:00:00:01:01 \
 		--endpoint port=0,ip=10.99.1.2,mac=02:00:00:00:01:02 \
 		--size 1M --duration "$T" --mtu 4096 -i 0 --json "$TMP/p.json" "$@" >"$TMP/p.txt" 2>&1
 	json_pps "$TMP/p.json" 4096
+	json_retx "$TMP/p.json" >>"$TMP/retx-$label"
 }
 
 echo "glue benchmark: one core (CPU $CORE), REPS + NSCC, 4 KiB payloads, $T s per uet-perf run, $ROUNDS rounds"
@@ -53,8 +57,8 @@ declare -a A B C D
 for r in $(seq 1 "$ROUNDS"); do
 	a=$(core_pps)
 	b=$(core_pps --no-copy)
-	c=$(perf_pps)
-	d=$(perf_pps --zero-udp-csum)
+	c=$(perf_pps perf)
+	d=$(perf_pps perf0cs --zero-udp-csum)
 	A+=("$a"); B+=("$b"); C+=("$c"); D+=("$d")
 	awk -v r="$r" -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN {
 		printf "%-6s %12d %12d %12d %12d %9.2f %9.2f %12.2f\n", r, a, b, c, d, c / a, d / a, c / b }'
@@ -62,3 +66,9 @@ done
 a=$(median "${A[@]}"); b=$(median "${B[@]}"); c=$(median "${C[@]}"); d=$(median "${D[@]}")
 awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN {
 	printf "%-6s %12d %12d %12d %12d %9.2f %9.2f %12.2f\n", "median", a, b, c, d, c / a, d / a, c / b }'
+# A rate bought with losses would not be a glue figure: say what the
+# transport did in the uet-perf runs.
+for l in perf perf0cs; do
+	awk -v l="$l" '{ r += $1; s += $2; t += $3 } END {
+		printf "%s: %d retransmissions (%d spurious), %d RTO expiries over the %d runs\n", l, r, s, t, NR }' "$TMP/retx-$l"
+done

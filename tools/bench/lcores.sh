@@ -41,10 +41,11 @@ run() {
 		--pattern bisection --size 1M --duration "$T" --mtu 4096 -i 0 \
 		--json "$TMP/l.json" >"$TMP/l.txt" 2>&1 || { tail -5 "$TMP/l.txt" >&2; echo 0; return; }
 	json_pps "$TMP/l.json" 4096
+	json_retx "$TMP/l.json" >>"$TMP/retx-$n"
 }
 
 echo "lcore scaling over net_ring, $NCPU CPUs here (from CPU $FIRST), $T s runs, median of $ROUNDS"
-printf "%-7s %14s %14s %11s\n" lcores pps pps_per_lcore efficiency
+printf "%-7s %14s %14s %11s  %s\n" lcores pps pps_per_lcore efficiency "retx (spurious), RTOs"
 base=0
 for n in "${COUNTS[@]}"; do
 	if [ $((FIRST + n)) -gt "$NCPU" ]; then
@@ -55,9 +56,9 @@ for n in "${COUNTS[@]}"; do
 	for ((r = 0; r < ROUNDS; r++)); do v+=("$(run "$n")"); done
 	pps=$(median "${v[@]}")
 	[ "$n" != 1 ] || base=$pps
-	awk -v n="$n" -v p="$pps" -v b="$base" 'BEGIN {
+	awk -v n="$n" -v p="$pps" -v b="$base" '{ r += $1; s += $2; t += $3 } END {
 		e = "-"
 		if (b > 0)
 			e = sprintf("%.2f", p / (n * b))
-		printf "%-7d %14d %14d %11s\n", n, p, p / n, e }'
+		printf "%-7d %14d %14d %11s  %d (%d), %d\n", n, p, p / n, e, r, s, t }' "$TMP/retx-$n"
 done
