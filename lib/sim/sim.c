@@ -389,7 +389,7 @@ drop_down(struct sim *s, struct sim_port *p, const struct sim_pkt *pkt)
 	p->st.drops_down++;
 	p->st.last_drop_ns = s->now / 1000;
 	if (s->drop_hook != NULL)
-		s->drop_hook(s->drop_ctx, p, pkt->data, pkt->stored, s->now / 1000);
+		s->drop_hook(s->drop_ctx, p, pkt->data, pkt->stored, pkt->dcls == 1, s->now / 1000);
 }
 static struct sim_pkt *host_pull(struct sim *s, struct sim_host *h);
 static void node_receive(struct sim *s, void *port, uint64_t pkt);

@@ -269,9 +269,11 @@ void sim_host_kick(struct sim *s, uint32_t host);
 typedef void (*sim_fill_fn)(void *ctx, const struct uet_tx_meta *m, uint8_t *payload);
 void sim_set_fill(struct sim *s, sim_fill_fn fn, void *ctx);
 /* Told of every packet a failure drops (counted as port p's drops_down):
- * its frame's stored bytes (headers at least) and the simulated time. */
+ * its frame's stored bytes (headers at least), whether it was intact data
+ * (its DSCP the data or retransmission class: not an ACK, other control
+ * packet or trimmed header) and the simulated time. */
 typedef void (*sim_drop_fn)(void *ctx, struct sim_port *p, const uint8_t *frame,
-			    uint32_t len, uint64_t now_ns);
+			    uint32_t len, bool data, uint64_t now_ns);
 void sim_set_drop_hook(struct sim *s, sim_drop_fn fn, void *ctx);
 /* Record every frame the host sends or receives (before the checksum test). */
 void sim_host_capture(struct sim *s, uint32_t host, struct uet_pcap *pc);

@@ -44,6 +44,7 @@ struct run {
 	uint32_t nfails;
 	struct sim_failure *cm_fails; /* from the .cm file's failure lines */
 	struct sim_series *series;    /* --port-series, or NULL */
+	uint64_t burst_gap_ns;        /* a sender's drops further apart: a new burst */
 	struct capture *caps;         /* --pcap */
 	uint32_t ncaps;
 };
@@ -62,8 +63,12 @@ struct fail_rec {
 	struct sim_failure_hit hit;
 	/* Per sending host: when this failure first and last cost it a
 	 * packet (0: never). How long a sender kept losing packets there is
-	 * how long its load balancer took to route around the failure. */
-	uint64_t *first_ns, *last_ns;
+	 * how long its load balancer took to route around the failure.
+	 * burst_ns: the end of its first burst of losses there (0 while it
+	 * lasts), a burst ending when no loss follows within an RTO: REPS
+	 * leaves a dead link, then may come back after its freeze and lose a
+	 * few more, which is the freeze's length, not its reaction time. */
+	uint64_t *first_ns, *last_ns, *burst_ns;
 };
 
 static uint64_t
@@ -365,17 +370,20 @@ fail_has_port(const struct fail_rec *fr, struct sim_port *p)
 	return false;
 }
 
-/* sim drop hook: charge the drop to the latest failure started that owns
- * the port, and to the sending host. Failure drops are few (each costs a
- * sender a timeout or a NACK), so a scan of the failures is fine. */
+/* sim drop hook: charge a lost data packet to the latest failure started
+ * that owns the port, and to its sending host. ACKs lost there are left
+ * out: their path follows the data's EV back from the receiver, and the
+ * senders' record is about each data sender's load balancer. Failure
+ * drops are few (each costs a sender a timeout or a NACK), so a scan of
+ * the failures is fine. */
 static void
-on_fail_drop(void *ctx, struct sim_port *p, const uint8_t *frame, uint32_t len,
+on_fail_drop(void *ctx, struct sim_port *p, const uint8_t *frame, uint32_t len, bool data,
 	     uint64_t now_ns)
 {
 	struct run *r = ctx;
 	uint32_t i, host;
 
-	if (len < UET_ETH_HLEN + 20)
+	if (!data || len < UET_ETH_HLEN + 20)
 		return;
 	host = sim_host_of_ip(r->s, uet_get_be32(frame + UET_ETH_HLEN + 12));
 	if (host == UINT32_MAX)
@@ -387,6 +395,8 @@ on_fail_drop(void *ctx, struct sim_port *p, const uint8_t *frame, uint32_t len,
 			continue;
 		if (fr->first_ns[host] == 0)
 			fr->first_ns[host] = now_ns;
+		else if (fr->burst_ns[host] == 0 && now_ns - fr->last_ns[host] > r->burst_gap_ns)
+			fr->burst_ns[host] = fr->last_ns[host];
 		fr->last_ns[host] = now_ns;
 		return;
 	}
@@ -401,30 +411,41 @@ cmp_u64(const void *a, const void *b)
 }
 
 /* The senders a failure cost packets: how many, how long after the
- * failure the last of them lost its first, and how long each kept losing
- * packets there (median and longest). */
+ * failure the last of them lost its first, how long each kept losing
+ * packets there, and how long its first burst of losses lasted (median
+ * and longest of each). */
 static json_t *
 senders_json(const struct run *r, const struct fail_rec *fr)
 {
-	uint64_t *span, first_max = 0;
+	uint64_t *span, *burst, first_max = 0;
 	uint32_t i, n = 0;
 	json_t *o;
 
 	span = calloc(r->nhosts ? r->nhosts : 1, sizeof(*span));
-	if (span == NULL)
+	burst = calloc(r->nhosts ? r->nhosts : 1, sizeof(*burst));
+	if (span == NULL || burst == NULL) {
+		free(span);
+		free(burst);
 		return json_null();
+	}
 	for (i = 0; i < r->nhosts; i++) {
 		if (fr->first_ns[i] == 0)
 			continue;
-		span[n++] = fr->last_ns[i] - fr->first_ns[i];
+		span[n] = fr->last_ns[i] - fr->first_ns[i];
+		burst[n++] = (fr->burst_ns[i] ? fr->burst_ns[i] : fr->last_ns[i]) - fr->first_ns[i];
 		if (fr->first_ns[i] - fr->spec->at_ns > first_max)
 			first_max = fr->first_ns[i] - fr->spec->at_ns;
 	}
 	qsort(span, n, sizeof(*span), cmp_u64);
-	o = json_pack("{s:I,s:I,s:I,s:I}", "n", (json_int_t)n, "first_drop_max_ns",
+	qsort(burst, n, sizeof(*burst), cmp_u64);
+	o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "n", (json_int_t)n, "first_drop_max_ns",
 		      (json_int_t)first_max, "span_p50_ns", (json_int_t)(n ? span[n / 2] : 0),
-		      "span_max_ns", (json_int_t)(n ? span[n - 1] : 0));
+		      "span_max_ns", (json_int_t)(n ? span[n - 1] : 0), "burst_p50_ns",
+		      (json_int_t)(n ? burst[n / 2] : 0), "burst_max_ns",
+		      (json_int_t)(n ? burst[n - 1] : 0), "burst_gap_ns",
+		      (json_int_t)r->burst_gap_ns);
 	free(span);
+	free(burst);
 	return o;
 }
 
@@ -480,7 +501,8 @@ apply_failures(struct run *r, char *err, size_t n)
 		if (!is_degradation(f)) {
 			fr->first_ns = calloc(r->nhosts ? r->nhosts : 1, sizeof(uint64_t));
 			fr->last_ns = calloc(r->nhosts ? r->nhosts : 1, sizeof(uint64_t));
-			if (fr->first_ns == NULL || fr->last_ns == NULL) {
+			fr->burst_ns = calloc(r->nhosts ? r->nhosts : 1, sizeof(uint64_t));
+			if (fr->first_ns == NULL || fr->last_ns == NULL || fr->burst_ns == NULL) {
 				snprintf(err, n, "out of memory");
 				return -1;
 			}
@@ -727,6 +749,7 @@ run_free(struct run *r)
 		free(r->fails[i].hit.switches);
 		free(r->fails[i].first_ns);
 		free(r->fails[i].last_ns);
+		free(r->fails[i].burst_ns);
 	}
 	free(r->fails);
 	free(r->cm_fails);
@@ -972,6 +995,8 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 		goto out;
 	if (o->verify)
 		sim_set_fill(r.s, uet_drv_fill, NULL);
+	/* The senders' RTO: what a burst of failure losses is measured by. */
+	r.burst_gap_ns = ep.rto_ns ? ep.rto_ns : ep.rto_min_ns;
 	if (apply_failures(&r, err, n) != 0 || start_series(&r, err, n) != 0 ||
 	    open_captures(&r, err, n) != 0) {
 		rc = UET_SIMRUN_EBAD;
