@@ -745,9 +745,20 @@ rto_spurious(struct uet_ep *ep, struct pdc *p, bool rtt_known, uint64_t now)
 		p->tx.rto_deadline = now + tx_rto(ep, p);
 }
 
+/* The episode's path-failure report, once classify_loss() held one. */
+static void
+report_failure(struct uet_ep *ep, struct pdc *p, uint64_t now)
+{
+	if (!p->tx.fail_held)
+		return;
+	p->tx.fail_held = 0;
+	ep->st.path_failures++;
+	lb_feedback(ep, p, UET_LB_FB_FAILURE, 0, false, false, 0, now);
+}
+
 /* Judge a held loss. A confirmed one reaches the load balancer now (with
  * the EV of the copy that was lost) and so does the episode's path-failure
- * report; a spurious one never does. */
+ * report; a spurious one never does (nack-rto: see declare_lost()). */
 static void
 judge(struct uet_ep *ep, struct pdc *p, uint32_t psn, enum verdict v, bool rtt_known,
       uint64_t now)
@@ -761,13 +772,11 @@ judge(struct uet_ep *ep, struct pdc *p, uint32_t psn, enum verdict v, bool rtt_k
 	p->tx.n_held--;
 	if (v == V_CONFIRMED) {
 		p->tx.undo_real = 1;
-		lb_feedback(ep, p, by_rto ? UET_LB_FB_TIMEOUT : UET_LB_FB_LOSS, e->lost_ev, false,
-			    e->tx_count > (resent ? 2 : 1), 0, now);
-		if (p->tx.fail_held) {
-			p->tx.fail_held = 0;
-			ep->st.path_failures++;
-			lb_feedback(ep, p, UET_LB_FB_FAILURE, 0, false, false, 0, now);
-		}
+		/* nack-rto told the load balancer when it declared the loss. */
+		if (adaptive(ep))
+			lb_feedback(ep, p, by_rto ? UET_LB_FB_TIMEOUT : UET_LB_FB_LOSS, e->lost_ev,
+				    false, e->tx_count > (resent ? 2 : 1), 0, now);
+		report_failure(ep, p, now);
 		if (by_rto && p->tx.rto_undo && psn == p->tx.rto_psn) {
 			p->tx.rto_undo = 0;
 			release_suspects(ep, p, now);
@@ -791,9 +800,14 @@ judge(struct uet_ep *ep, struct pdc *p, uint32_t psn, enum verdict v, bool rtt_k
 
 /*
  * Declare psn lost without a NACK (kind: UET_LB_FB_LOSS or _TIMEOUT). Its
- * feedback is held for the verdict. A PSN already held and lost again
- * (its retransmission was not acknowledged in time either) confirms the
- * first loss.
+ * feedback is held for the verdict, except under nack-rto: the UEC
+ * reference simulator, and the REPS paper's artifact with it, penalise the
+ * EV and freeze REPS when the timer fires, and waiting a round trip for
+ * the resend's verdict would let a sender keep spraying into a dead link
+ * that much longer than theirs (the verdict still undoes a spurious
+ * timer's window and backoff). A PSN already held and lost again (its
+ * retransmission was not acknowledged in time either) confirms the first
+ * loss.
  */
 static void
 declare_lost(struct uet_ep *ep, struct pdc *p, uint32_t psn, enum uet_lb_fb_kind kind,
@@ -808,6 +822,8 @@ declare_lost(struct uet_ep *ep, struct pdc *p, uint32_t psn, enum uet_lb_fb_kind
 			     (kind == UET_LB_FB_TIMEOUT ? TXF_HELD_RTO : 0));
 	e->lost_ev = e->ev;
 	p->tx.n_held++;
+	if (!adaptive(ep))
+		lb_feedback(ep, p, kind, e->lost_ev, false, e->tx_count > 1, 0, now);
 }
 
 /* The RTO's own packet was lost for real: its suspects (aged as long,
@@ -1739,6 +1755,8 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		p->tx.rto_first_sent_ns = oldest;
 		p->tx.rto_age_ns = now - oldest;
 		classify_loss(ep, p);
+		if (!adaptive(ep))
+			report_failure(ep, p, now);
 		p->tx.rto_fails++;
 		p->tx.rto_backoff++;
 		cc_loss(ep, p, UET_CC_LOSS_TIMEOUT, aged_bytes, now);

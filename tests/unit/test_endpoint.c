@@ -447,6 +447,8 @@ trim_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 }
 
 static uint32_t lb_retx_calls, lb_calls, lb_nack_fb, lb_timeout_fb, lb_failure_fb, lb_ack_fb;
+/* When the first resend left and the first path failure was reported. */
+static uint64_t lb_first_retx_ns, lb_failure_ns;
 
 static int
 count_lb_init(void *st, const struct uet_lb_params *p, struct uet_prng *rng)
@@ -459,6 +461,8 @@ count_lb_next(void *st, struct uet_lb_send_ctx *c)
 {
 	lb_calls++;
 	lb_retx_calls += c->retx;
+	if (c->retx && lb_first_retx_ns == 0)
+		lb_first_retx_ns = c->now_ns;
 	return uet_lb_ops_spray.next_ev(st, c);
 }
 
@@ -469,6 +473,8 @@ count_lb_fb(void *st, const struct uet_lb_feedback *fb)
 	lb_nack_fb += fb->kind == UET_LB_FB_NACK;
 	lb_timeout_fb += fb->kind == UET_LB_FB_TIMEOUT;
 	lb_failure_fb += fb->kind == UET_LB_FB_FAILURE;
+	if (fb->kind == UET_LB_FB_FAILURE && lb_failure_ns == 0)
+		lb_failure_ns = fb->now_ns;
 	lb_ack_fb += fb->kind == UET_LB_FB_ACK;
 	/* Only EVs of our own set ever reach the load balancer. */
 	if (fb->kind == UET_LB_FB_ACK || fb->kind == UET_LB_FB_NACK)
@@ -499,6 +505,7 @@ counted_duo(struct duo *d, duo_filter_fn filter, void (*tweak)(struct uet_ep_con
 	assert_int_equal(duo_init(d, &c), 0);
 	d->filter = filter;
 	lb_calls = lb_retx_calls = lb_nack_fb = lb_timeout_fb = lb_failure_fb = lb_ack_fb = 0;
+	lb_first_retx_ns = lb_failure_ns = 0;
 }
 
 static void
@@ -669,6 +676,44 @@ test_rto_classified_by_recent_max_rtt(void **state)
 	rto_after(true, 0);
 	/* RTTs at the base: a dead path. */
 	rto_after(false, 1);
+}
+
+static void
+nack_rto_no_probes(struct uet_ep_config *c)
+{
+	c->loss_detect = UET_LOSS_NACK_RTO;
+	c->probe_rtts = 0;
+}
+
+/* When a timeout's path failure reaches the load balancer: by default
+ * when the resend's ACK confirms the loss (a spurious timer never freezes
+ * REPS); under nack-rto when the timer fires, before the resend leaves,
+ * as the UEC reference simulator and the REPS artifact do. */
+static void
+test_rto_failure_reported_when(void **state)
+{
+	struct duo d;
+	int mode;
+
+	(void)state;
+	for (mode = 0; mode < 2; mode++) {
+		counted_duo(&d, slow_then_lost_filter, mode == 0 ? no_probes : nack_rto_no_probes);
+		slow_then_lost_drops = 0;
+		slow_then_lost_delay = false;
+		assert_int_equal(duo_send(&d, &d.a, 5, 20 * 4096, 0), 0);
+		assert_true(duo_run(&d, 100000000));
+		assert_true(duo_msg_exact(&d.b, 5, 20 * 4096));
+		assert_int_equal(st(&d.a)->rto_events, 1);
+		assert_int_equal(lb_timeout_fb, 1);
+		assert_int_equal(lb_failure_fb, 1);
+		assert_true(lb_first_retx_ns > 0 && lb_failure_ns > 0);
+		if (mode == 0)
+			/* A round trip of the resend at least (2 x 1 us wire). */
+			assert_true(lb_failure_ns >= lb_first_retx_ns + 2 * d.wire_ns);
+		else
+			assert_true(lb_failure_ns <= lb_first_retx_ns);
+		duo_fini(&d);
+	}
 }
 
 /* ACKs come back with a source port outside the sender's EV set. */
@@ -1401,6 +1446,7 @@ main(void)
 		cmocka_unit_test(test_trim_nack_retry_limit),
 		cmocka_unit_test(test_rto_gives_up),
 		cmocka_unit_test(test_rto_classified_by_recent_max_rtt),
+		cmocka_unit_test(test_rto_failure_reported_when),
 		cmocka_unit_test(test_foreign_ev_not_fed_to_lb),
 		cmocka_unit_test(test_ack_path_dead_gives_up),
 		cmocka_unit_test(test_probe_recovery_gives_up),
