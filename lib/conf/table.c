@@ -225,7 +225,8 @@ const struct opt opt_table[] = {
 	  .help = "how losses no NACK reports are found: adaptive (RACK with a reordering "
 		  "window that adapts to spurious retransmissions, probes, an RTO undone "
 		  "when spurious) or nack-rto (the UEC reference simulator's: NACKs and a "
-		  "fixed RTO, --rto-ns or --rto-min-ns)" },
+		  "fixed RTO, --rto-ns or --rto-min-ns, whose expiry the load balancer hears "
+		  "of at once)" },
 	{ .lname = "reorder-window-ns", .sec = "transport", .key = "reorder_window_ns",
 	  UINT(reorder_window_ns, 0, 0, 1000000000), .flags = F_SYM, .meta = "NS",
 	  .defdoc = "0 (adaptive: min RTT / 4, up to the smoothed RTT)",
