@@ -225,7 +225,8 @@ def case_paper_figures(exe, tmp):
                        text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     cmds = open(jl).read().splitlines()
-    assert len(cmds) == 5 and all("--rto-ns 41500 --trim" in c and "/art-f4-" in c
+    assert len(cmds) == 5 and all("--rto-ns 41500 --trim" in c and "/art-f4-" in c and
+                                  "--link-latency-ns 1000 --switch-latency-ns 0" in c
                                   for c in cmds), cmds
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "2"], capture_output=True,
                        text=True, timeout=60)

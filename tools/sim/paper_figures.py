@@ -27,7 +27,8 @@ Figures (the paper's numbering, EuroSys'26; ../shared/reference/reps.md §4):
   A     forced freezing after 50 us, no failure (App. A)
 Setup: --setup paper (default) runs the profile, the setup the paper's text
 states; --setup artifact runs what the artifact's scripts passed to htsim
-for the figures whose scripts were read (3, 3s, 4, 7, 15): the RTO its
+for the figures whose scripts were read (3, 3s, 4, 7, 15): its topology
+files' latencies (1000 ns links, no switch latency), the RTO its
 main_uec.cpp computes (41.5 us, not the 70 us the text gives), trimming
 where the script left it on, its ECN thresholds (ARTIFACT below). Their
 JSON is cached as DIR/art-<run>.json, their PNGs as art-fig<N>.png.
@@ -70,11 +71,13 @@ class Run:
 # --setup artifact: what the artifact's scripts (REPS_EuroSys_Artifact,
 # artifact_scripts/ and htsim/sim/datacenter/run_symmetric.py) pass to
 # htsim where it differs from the paper's text, figure by figure; only the
-# figures whose scripts were read are here. Every run gets the RTO the
-# artifact's main_uec.cpp computes for a 2-tier 400 Gb/s fabric with
-# 100-packet queues (the unloaded RTT, 8.3 us, plus four full queues,
-# 33.2 us) instead of the 70 us the paper states.
-ARTIFACT_RTO = ["--rto-ns", "41500"]
+# figures whose scripts were read are here. Every run gets the artifact's
+# topology files' latencies (1000 ns on every link, no switch latency:
+# an 8.3 us RTT and one-BDP queues of 417 KB, its 100-packet queues, where
+# the text's 500 + 500 ns give 7.3 us and 365 KB) and the RTO its
+# main_uec.cpp computes from them (the unloaded RTT, 8.3 us, plus four
+# full queues, 33.2 us) instead of the 70 us the paper states.
+ARTIFACT_RTO = ["--link-latency-ns", "1000", "--switch-latency-ns", "0", "--rto-ns", "41500"]
 ARTIFACT = {
     # run_symmetric.py and run_dc.py: -disable_trim, -ecn 25 76 of a
     # 100-101-packet queue (run_collective.py, not read, is called with
