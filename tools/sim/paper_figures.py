@@ -77,7 +77,7 @@ class Run:
 # the text's 500 + 500 ns give 7.3 us and 365 KB) and the RTO its
 # main_uec.cpp computes from them (the unloaded RTT, 8.3 us, plus four
 # full queues, 33.2 us) instead of the 70 us the paper states.
-ARTIFACT_RTO = ["--link-latency-ns", "1000", "--switch-latency-ns", "0", "--rto-ns", "41500"]
+ARTIFACT_ALL = ["--link-latency-ns", "1000", "--switch-latency-ns", "0", "--rto-ns", "41500"]
 ARTIFACT = {
     # run_symmetric.py and run_dc.py: -disable_trim, -ecn 25 76 of a
     # 100-101-packet queue (run_collective.py, not read, is called with
@@ -688,7 +688,7 @@ def main():
         for r in FIGS[f].runs(a):
             if a.setup == "artifact":
                 r.file_id = "art-" + r.id
-                r.args += ARTIFACT_RTO + ARTIFACT[f]
+                r.args += ARTIFACT_ALL + ARTIFACT[f]
             runs.append(r)
     if a.joblist or a.slurm:
         jl = a.joblist or (a.slurm + ".jobs")
@@ -729,7 +729,7 @@ def main():
         md.append("### %s\n" % fig.title)
         if a.setup == "artifact":
             md.append("Setup: the artifact's, `--profile reps-paper %s`.\n" % " ".join(
-                ARTIFACT_RTO + ARTIFACT[f]))
+                ARTIFACT_ALL + ARTIFACT[f]))
         md += fig.table(a, res)
         if plt is not None and fig.plot is not None:
             png = os.path.join(a.png_dir or a.out_dir, "%sfig%s.png" % (
