@@ -841,6 +841,9 @@ main(int argc, char **argv)
 	plan->dscp_ctrl = a.o.dscp_ctrl;
 	plan->dscp_retx = a.o.dscp_retx;
 	plan->zero_udp_csum = a.o.zero_udp_csum;
+	plan->nb_mbufs = a.o.mbufs;
+	plan->nb_rxd = (uint16_t)a.o.rxd;
+	plan->nb_txd = (uint16_t)a.o.txd;
 	plan->frame_mtu = (uint16_t)(UET_ETH_HLEN + uet_perf_ip_mtu_bytes(&a.o));
 	plan->arp_timeout_ns = 5000000000ULL;
 	plan->pcap = a.o.pcap[0] != '\0' ? a.o.pcap : NULL;

@@ -288,13 +288,17 @@ port_of(struct perf_ctx *c, uint16_t port_id, uint16_t nq, char *err, size_t err
 	pc.nb_queues = nq;
 	pc.frame_mtu = c->p->frame_mtu;
 	pc.nb_mbufs = c->p->nb_mbufs;
+	pc.nb_rxd = c->p->nb_rxd;
+	pc.nb_txd = c->p->nb_txd;
 	pc.promisc = true; /* hosts may use their own MACs */
 	if (uet_dpdk_port_setup(&pc, &c->ports[c->nports], err, errlen) != 0)
 		return -1;
-	RTE_LOG(INFO, UET_PERF, "port %u (%s): %u queue(s), socket %d, mbufs on node %d, "
-		"checksums: tx %s, rx %s\n",
-		port_id, c->ports[c->nports].driver, nq, c->ports[c->nports].socket,
-		c->ports[c->nports].pool_node,
+	RTE_LOG(INFO, UET_PERF, "port %u (%s): %u queue(s) of %u RX / %u TX descriptors, "
+		"%u + %u mbufs (RX + TX) on node %d, socket %d, checksums: tx %s, rx %s\n",
+		port_id, c->ports[c->nports].driver, nq, c->ports[c->nports].nb_rxd,
+		c->ports[c->nports].nb_txd, c->ports[c->nports].nb_mbufs,
+		c->ports[c->nports].nb_tx_mbufs, c->ports[c->nports].pool_node,
+		c->ports[c->nports].socket,
 		c->ports[c->nports].tx_udp_csum ? "offload" : "software",
 		c->ports[c->nports].rx_csum ? "offload" : "software");
 	return (int)c->nports++;

@@ -83,7 +83,8 @@ struct perf_plan {
 	const struct perf_exec *exec;
 	uint32_t nexec;
 	uint16_t frame_mtu;
-	uint32_t nb_mbufs;
+	uint32_t nb_mbufs;            /* per pool; 0 = lib/dpdk's */
+	uint16_t nb_rxd, nb_txd;      /* 0 = lib/dpdk's */
 	uint64_t arp_timeout_ns;
 	const char *pcap;            /* capture path pattern (%e, %r); NULL none */
 	uint64_t pcap_count;         /* frames per file at most */

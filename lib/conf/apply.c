@@ -158,10 +158,11 @@ conf_apply(struct uet_perf_opts *o, int i, const char *v, int src, uint32_t line
 	case T_BYTES:
 		if (conf_parse_uint(v, p->type == T_BYTES, &u, err, n) < 0)
 			return UET_CONF_EBAD;
-		if (u < p->min || u > p->max)
-			return fail(err, n, "%llu is out of range %llu..%llu",
+		if ((u < p->min || u > p->max) && !(u == 0 && (p->flags & F_AUTO0)))
+			return fail(err, n, "%llu is out of range %llu..%llu%s",
 				    (unsigned long long)u, (unsigned long long)p->min,
-				    (unsigned long long)p->max);
+				    (unsigned long long)p->max,
+				    p->flags & F_AUTO0 ? " (or 0, automatic)" : "");
 		if ((p->flags & F_POW2) && (u & (u - 1)) != 0)
 			return fail(err, n, "%llu is not a power of two",
 				    (unsigned long long)u);

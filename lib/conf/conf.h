@@ -212,6 +212,8 @@ struct uet_perf_opts {
 	uint32_t window_psns;
 	uint8_t dscp_data, dscp_ctrl, dscp_retx;
 	bool zero_udp_csum;
+	uint32_t mbufs;                      /* per port and pool; 0: sized by lib/dpdk */
+	uint32_t rxd, txd;                   /* descriptors per queue; 0: 1024 */
 
 	/* Algorithm knobs [lb] [cc]: used when the matching lb/cc runs */
 	uint64_t reps_freeze_ns;

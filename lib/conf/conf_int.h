@@ -65,6 +65,7 @@ enum opt_type {
 
 #define F_SYM 0x1  /* every host must agree: in uet_perf_opts_hash */
 #define F_POW2 0x2 /* power of two */
+#define F_AUTO0 0x4 /* 0 (automatic) is allowed below the range */
 
 enum { NAMES_NONE = 0, NAMES_PATTERN, NAMES_LB, NAMES_CC, NAMES_LOSS, NAMES_PROFILE };
 

@@ -265,6 +265,21 @@ const struct opt opt_table[] = {
 	  .help = "send UDP checksum 0 (none, legal on IPv4, as RoCEv2 does) instead "
 		  "of summing each payload, which costs CPU on ports without "
 		  "checksum offload; non-zero checksums are still checked on receive" },
+	/* testpmd's --total-num-mbufs, --rxd and --txd: a NIC at line rate may
+	 * want deeper rings, and the pool's size decides how much of it the
+	 * caches hold (a payload summed in software is read from wherever its
+	 * mbuf last was). */
+	{ PERF, .lname = "mbufs", .sec = "transport", .key = "mbufs",
+	  UINT(mbufs, 0, 512, 1u << 24), .flags = F_AUTO0, .meta = "N",
+	  .defdoc = "0 (enough for the rings and the lcores' caches)",
+	  .help = "mbufs in each of a port's two pools (RX, and TX frames); at least 512, "
+		  "since every lcore caches up to 384 of them" },
+	{ PERF, .lname = "rxd", .sec = "transport", .key = "rxd",
+	  UINT(rxd, 0, 32, 32768), .flags = F_AUTO0, .meta = "N", .defdoc = "0 (1024)",
+	  .help = "RX descriptors per queue (the PMD may round it to what it supports)" },
+	{ PERF, .lname = "txd", .sec = "transport", .key = "txd",
+	  UINT(txd, 0, 32, 32768), .flags = F_AUTO0, .meta = "N", .defdoc = "0 (1024)",
+	  .help = "TX descriptors per queue (the PMD may round it to what it supports)" },
 
 	/* Load-balancer knobs */
 	{ .lname = "reps-freeze-ns", .sec = "lb", .key = "reps_freeze_ns",

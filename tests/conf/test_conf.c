@@ -540,6 +540,25 @@ test_cli_errors(void **state)
 	cli_fails("option '--window-psns': 1000 is not a power of two", "--window-psns",
 		  "1000", NULL);
 	cli_fails("option '--load': 1.5 is out of range 0..1", "--load", "1.5", NULL);
+	/* 0 is "size it yourself", below the range of the sizes one may ask for */
+	cli_fails("option '--mbufs': 100 is out of range 512..16777216 (or 0, automatic)",
+		  "--mbufs", "100", NULL);
+	cli_fails("option '--txd': 40000 is out of range 32..32768 (or 0, automatic)", "--txd",
+		  "40000", NULL);
+	{
+		struct uet_perf_opts *a = new_opts();
+
+		assert_int_equal(parse(a, "--mbufs", "0", "--rxd", "4096", "--txd", "32", NULL), 0);
+		assert_int_equal(a->mbufs, 0);
+		assert_int_equal(a->rxd, 4096);
+		assert_int_equal(a->txd, 32);
+		free(a);
+		a = new_opts();
+		assert_int_equal(parse(a, "--mbufs", "8192", NULL), 0);
+		assert_int_equal(a->mbufs, 8192);
+		assert_int_equal(a->rxd, 0);
+		free(a);
+	}
 	cli_fails("option '--load': 'inf' is not a number", "--load", "inf", NULL);
 	cli_fails("option '--load': '0x1p-2' is not a number", "--load", "0x1p-2", NULL);
 	cli_fails("option '--duration': 0 is out of range 1e-06..604800", "-D", "0", NULL);
@@ -738,6 +757,8 @@ test_ini_errors(void **state)
 	ini_fails("[Workload]\n  ITERS = 0\n",
 		  "2: key 'workload.iters': 0 is out of range 1..4294967295");
 	ini_fails("[nope]\nx = 1\n", "2: key 'nope.x': unknown section [nope]");
+	ini_fails("[transport]\nmbufs = 511\n",
+		  "2: key 'transport.mbufs': 511 is out of range 512..16777216 (or 0, automatic)");
 	ini_fails("[workload]\niters = abc\n", "2: key 'workload.iters': 'abc' is not a number");
 	ini_fails("[workload]\niters =\n", "2: key 'workload.iters': missing value");
 	ini_fails("[workload]\niters = ; comment\n", "2: key 'workload.iters': missing value");
