@@ -18,6 +18,20 @@ median() {
 	printf "%s\n" "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
+# uet-perf on one lcore (CPU $CORE) for $T s, a sender and a receiver
+# endpoint on a net_ring port looped to itself, 1 MiB messages of 4 KiB
+# packets; the JSON report to FILE, the output to $TMP/p.txt. Needs $PERF,
+# $TAG, $TMP.
+perf_loop() { # FILE [uet-perf options]
+	local json=$1
+	shift
+	timeout $((T + 30)) "$PERF" --no-huge -m 1024 --no-pci --log-level=error -l "$CORE" \
+		--file-prefix "${TAG}" --vdev=net_ring0 -- \
+		--endpoint port=0,ip=10.99.1.1,mac=02:00:00:00:01:01 \
+		--endpoint port=0,ip=10.99.1.2,mac=02:00:00:00:01:02 \
+		--size 1M --duration "$T" --mtu 4096 -i 0 --json "$json" "$@" >"$TMP/p.txt" 2>&1
+}
+
 # A scratch directory ($TMP) and a tag for the --file-prefix of every
 # uet-perf the script starts ($TAG); at exit both go, with any uet-perf
 # still running (KEEP=1 keeps the directory).

@@ -42,11 +42,7 @@ core_pps() {
 perf_pps() { # LABEL [uet-perf options]
 	local label=$1
 	shift
-	timeout $((T + 30)) "$PERF" --no-huge -m 1024 --no-pci --log-level=error -l "$CORE" \
-		--file-prefix "${TAG}" --vdev=net_ring0 -- \
-		--endpoint port=0,ip=10.99.1.1,mac=02:00:00:00:01:01 \
-		--endpoint port=0,ip=10.99.1.2,mac=02:00:00:00:01:02 \
-		--size 1M --duration "$T" --mtu 4096 -i 0 --json "$TMP/p.json" "$@" >"$TMP/p.txt" 2>&1
+	perf_loop "$TMP/p.json" "$@"
 	json_pps "$TMP/p.json" 4096
 	json_retx "$TMP/p.json" >>"$TMP/retx-$label"
 }

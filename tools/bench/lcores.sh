@@ -11,7 +11,8 @@
 #
 # Target (issue 15): at least 0.9x linear to the cores available. Lcores
 # beyond the machine's CPUs would share them (not measured).
-# Environment: SECONDS_RUN (5), ROUNDS (3), FIRST_CPU (0), UET_PERF.
+# Environment: SECONDS_RUN (5), ROUNDS (3), FIRST_CPU (0), UET_PERF, PERF_OPTS
+# (more uet-perf options for every run, e.g. --zero-udp-csum).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh
@@ -20,6 +21,7 @@ T=${SECONDS_RUN:-5}
 ROUNDS=${ROUNDS:-3}
 FIRST=${FIRST_CPU:-0}
 PERF=${UET_PERF:-build/apps/uet-perf/uet-perf}
+read -r -a OPTS <<<"${PERF_OPTS:-}"
 NCPU=$(nproc)
 COUNTS=("$@")
 [ ${#COUNTS[@]} -gt 0 ] || COUNTS=(1 2 4 8 16)
@@ -39,12 +41,12 @@ run() {
 	timeout $((T + 60)) "$PERF" --no-huge -m $((512 * n + 512)) --no-pci --log-level=error \
 		-l "$FIRST-$((FIRST + n - 1))" --file-prefix "${TAG}" "${vdevs[@]}" -- "${args[@]}" \
 		--pattern bisection --size 1M --duration "$T" --mtu 4096 -i 0 \
-		--json "$TMP/l.json" >"$TMP/l.txt" 2>&1 || { tail -5 "$TMP/l.txt" >&2; echo 0; return; }
+		--json "$TMP/l.json" ${OPTS[@]+"${OPTS[@]}"} >"$TMP/l.txt" 2>&1 || { tail -5 "$TMP/l.txt" >&2; echo 0; return; }
 	json_pps "$TMP/l.json" 4096
 	json_retx "$TMP/l.json" >>"$TMP/retx-$n"
 }
 
-echo "lcore scaling over net_ring, $NCPU CPUs here (from CPU $FIRST), $T s runs, median of $ROUNDS"
+echo "lcore scaling over net_ring, $NCPU CPUs here (from CPU $FIRST), $T s runs, median of $ROUNDS${PERF_OPTS:+, options: $PERF_OPTS}"
 printf "%-7s %14s %14s %11s  %s\n" lcores pps pps_per_lcore efficiency "retx (spurious), RTOs"
 base=0
 for n in "${COUNTS[@]}"; do

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A self-contained copy of this build's benchmark programs, to run the
+# benchmark scripts on a machine that has no DPDK installed (a borrowed
+# many-core box): the very binaries measured here, the shared libraries
+# they load (all but the C library's own), and the few DPDK drivers the
+# scripts use (net_ring, the vdev bus, the ring mempool), loaded with
+# EAL's -d since the machine lacks Debian's plugin directory.
+#
+#   tools/bench/bundle.sh [DIR]        (default build/bundle)
+#   then, there:
+#   UET_PERF=DIR/bin/uet-perf BENCH_CORE=DIR/bin/bench_core tools/bench/lcores.sh
+#
+# Keep DIR out of world-writable folders such as /tmp: EAL refuses to
+# load drivers from below one. The target needs a glibc at least as new as the one here (Debian 12:
+# 2.36). BUILD names the build directory (default build); DRIVERS the
+# drivers copied (names as in /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0,
+# without .so).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+DIR=${1:-build/bundle}
+PMD_DIR=$(pkg-config --variable=pmdsdir libdpdk 2>/dev/null || true)
+[ -d "$PMD_DIR" ] || PMD_DIR=/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0
+DRIVERS=${DRIVERS:-"librte_net_ring librte_bus_vdev librte_mempool_ring"}
+BUILD=${BUILD:-build}
+PROGS=("$BUILD/apps/uet-perf/uet-perf" "$BUILD/tests/bench/bench_core" "$BUILD/tests/bench/bench_csum")
+for p in "${PROGS[@]}"; do
+	[ -x "$p" ] || { echo "no $p: build first (tools/setup.sh)"; exit 2; }
+done
+
+rm -rf "$DIR"
+mkdir -p "$DIR/bin" "$DIR/libexec" "$DIR/lib" "$DIR/pmds"
+
+# The C library, its loader and its split-off parts stay the target's own:
+# a copied libc would not match the target's loader.
+own_lib() {
+	case "$1" in
+	libc.so.* | libm.so.* | ld-linux* | libpthread.so.* | libdl.so.* | librt.so.* | linux-vdso*) return 0 ;;
+	esac
+	return 1
+}
+
+# Every shared library a file needs, transitively (ldd resolves the whole
+# tree), copied under its soname.
+copy_deps() { # FILE
+	local name path
+	while read -r name _ path _; do
+		own_lib "$name" && continue
+		[ -f "$path" ] || { echo "unresolved: $name (needed by $1)"; exit 1; }
+		[ -e "$DIR/lib/$name" ] || cp -L "$path" "$DIR/lib/$name"
+	done < <(ldd "$1" | awk '$2 == "=>" && $3 != "" { print $1, $2, $3, $4 }')
+}
+
+for d in $DRIVERS; do
+	f="$PMD_DIR/$d.so"
+	[ -e "$f" ] || { echo "no driver $f"; exit 1; }
+	# The driver sits in lib/ under its soname, where a driver that needs
+	# it (net_ring needs the vdev bus) finds it, and pmds/ links to it
+	# under the one name EAL's -d loads (NAME.so): one file, so the
+	# loader maps it once, however it is reached first.
+	soname=$(basename "$(readlink "$f")")
+	cp -L "$f" "$DIR/lib/$soname"
+	ln -s "../lib/$soname" "$DIR/pmds/$d.so"
+	copy_deps "$f"
+done
+for p in "${PROGS[@]}"; do
+	n=$(basename "$p")
+	cp "$p" "$DIR/libexec/$n"
+	copy_deps "$p"
+	# The wrapper: the bundle's libraries first, and for a DPDK program
+	# the bundle's drivers (an EAL option, so before the program's own).
+	extra=""
+	case "$(ldd "$p")" in *librte_eal*) extra='-d "$d/pmds"' ;; esac
+	cat >"$DIR/bin/$n" <<EOF
+#!/bin/sh
+d=\$(cd "\$(dirname "\$0")/.." && pwd)
+LD_LIBRARY_PATH="\$d/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec "\$d/libexec/$n" $extra "\$@"
+EOF
+	chmod +x "$DIR/bin/$n"
+done
+echo "$DIR: $(du -sh "$DIR" | cut -f1), $(ls "$DIR/lib" | wc -l) libraries, drivers: $(ls "$DIR/pmds" | tr '\n' ' ')"
