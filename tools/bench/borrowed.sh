@@ -10,7 +10,8 @@
 #   tools/bench/borrowed.sh [BUNDLE]     (default build/bundle)
 #
 # Environment: PARTS (default "lcores lcores-0cs csum glue"; also pool:
-# tools/bench/pool.sh), COUNTS (lcore
+# tools/bench/pool.sh, and huge: pool.sh and glue.sh on --no-huge memory
+# and on 2 MiB hugepages, which it reserves for the time), COUNTS (lcore
 # counts; default 1 2 4 8 12 16, those over the CPUs skipped),
 # SECONDS_RUN, ROUNDS (passed on).
 set -uo pipefail
@@ -36,6 +37,20 @@ log() { # NAME: stdin to stdout, and to $LOG_DIR/NAME.txt
 	echo "x86 vector flags: $(grep -m1 -o -w -E 'sse4_2|avx|avx2|avx512f|avx512bw' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 } | log machine
 
+huge() {
+	local hp=/proc/sys/vm/nr_hugepages old
+	old=$(cat $hp)
+	echo 1024 >$hp 2>/dev/null || { echo "cannot reserve hugepages (not root?)"; return; }
+	grep -E 'HugePages_Total|Hugepagesize' /proc/meminfo
+	echo "THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+	for m in "--no-huge -m 1024" "--in-memory -m 1024"; do
+		echo "== EAL memory: $m"
+		EAL_MEM="$m" tools/bench/pool.sh 4096 0
+		EAL_MEM="$m" ROUNDS=2 SECONDS_RUN=3 tools/bench/glue.sh
+	done
+	echo "$old" >$hp
+}
+
 read -r -a counts <<<"${COUNTS:-1 2 4 8 12 16}"
 for part in ${PARTS:-lcores lcores-0cs csum glue}; do
 	case $part in
@@ -45,6 +60,9 @@ for part in ${PARTS:-lcores lcores-0cs csum glue}; do
 	csum) "$B/bin/bench_csum" && "$B/bin/bench_csum" --memory ;;
 	glue) tools/bench/glue.sh ;;
 	pool) tools/bench/pool.sh ;;
+	# The checksum's cost and the glue on --no-huge memory and on 2 MiB
+	# hugepages (reserved here for the part, then given back).
+	huge) huge ;;
 	*) echo "unknown part $part" ;;
 	esac 2>&1 | log "$part"
 done

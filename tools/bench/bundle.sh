@@ -70,12 +70,19 @@ for p in "${PROGS[@]}"; do
 	copy_deps "$p"
 	# The wrapper: the bundle's libraries first, and for a DPDK program
 	# the bundle's drivers (an EAL option, so before the program's own).
+	# Where this DPDK is installed (its driver folder exists), the
+	# machine's own libraries and drivers instead: EAL loads that folder
+	# whenever it exists, and a driver loaded twice from two files aborts.
 	extra=""
-	case "$(ldd "$p")" in *librte_eal*) extra='-d "$d/pmds"' ;; esac
+	case "$(ldd "$p")" in
+	*librte_eal*) extra="[ ! -d '$PMD_DIR' ] || exec \"\$d/libexec/$n\" \"\$@\"
+set -- -d \"\$d/pmds\" \"\$@\"" ;;
+	esac
 	cat >"$DIR/bin/$n" <<EOF
 #!/bin/sh
 d=\$(cd "\$(dirname "\$0")/.." && pwd)
-LD_LIBRARY_PATH="\$d/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec "\$d/libexec/$n" $extra "\$@"
+$extra
+LD_LIBRARY_PATH="\$d/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" exec "\$d/libexec/$n" "\$@"
 EOF
 	chmod +x "$DIR/bin/$n"
 done

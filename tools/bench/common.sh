@@ -21,11 +21,13 @@ median() {
 # uet-perf on one lcore (CPU $CORE) for $T s, a sender and a receiver
 # endpoint on a net_ring port looped to itself, 1 MiB messages of 4 KiB
 # packets; the JSON report to FILE, the output to $TMP/p.txt. Needs $PERF,
-# $TAG, $TMP.
+# $TAG, $TMP. EAL_MEM: EAL's memory options (default --no-huge -m 1024;
+# "--in-memory -m 1024" for hugepages, which must be reserved).
 perf_loop() { # FILE [uet-perf options]
-	local json=$1
+	local json=$1 mem
 	shift
-	timeout $((T + 30)) "$PERF" --no-huge -m 1024 --no-pci --log-level=error -l "$CORE" \
+	read -r -a mem <<<"${EAL_MEM:---no-huge -m 1024}"
+	timeout $((T + 30)) "$PERF" "${mem[@]}" --no-pci --log-level=error -l "$CORE" \
 		--file-prefix "${TAG}" --vdev=net_ring0 -- \
 		--endpoint port=0,ip=10.99.1.1,mac=02:00:00:00:01:01 \
 		--endpoint port=0,ip=10.99.1.2,mac=02:00:00:00:01:02 \

@@ -18,7 +18,8 @@
 #   tools/bench/glue.sh
 #
 # Target (issue 15): perf at least 0.8x core on the same core.
-# Environment: ROUNDS (3), SECONDS_RUN (5), CORE (1), UET_PERF, BENCH_CORE.
+# Environment: ROUNDS (3), SECONDS_RUN (5), CORE (1), UET_PERF, BENCH_CORE,
+# EAL_MEM (tools/bench/common.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

@@ -12,7 +12,8 @@
 #   tools/bench/pool.sh [MBUFS...]    (default: 512 1024 2048 4096 16384 0;
 #                                      0 = uet-perf's own sizing)
 #
-# Environment: ROUNDS (3), SECONDS_RUN (3), CORE (1), UET_PERF.
+# Environment: ROUNDS (3), SECONDS_RUN (3), CORE (1), UET_PERF, EAL_MEM
+# (tools/bench/common.sh: hugepages or not).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh
