@@ -266,9 +266,8 @@ const struct opt opt_table[] = {
 		  "of summing each payload, which costs CPU on ports without "
 		  "checksum offload; non-zero checksums are still checked on receive" },
 	/* testpmd's --total-num-mbufs, --rxd and --txd: a NIC at line rate may
-	 * want deeper rings, and the pool's size decides how much of it the
-	 * caches hold (a payload summed in software is read from wherever its
-	 * mbuf last was). */
+	 * want deeper rings than the default sizing, and more mbufs with them;
+	 * a benchmark may want fewer (tools/bench/pool.sh). */
 	{ PERF, .lname = "mbufs", .sec = "transport", .key = "mbufs",
 	  UINT(mbufs, 0, 512, 1u << 24), .flags = F_AUTO0, .meta = "N",
 	  .defdoc = "0 (enough for the rings and the lcores' caches)",

@@ -4,18 +4,18 @@
 # benchmark scripts on a machine that has no DPDK installed (a borrowed
 # many-core box): the very binaries measured here, the shared libraries
 # they load (all but the C library's own), and the few DPDK drivers the
-# scripts use (net_ring, the vdev bus, the ring mempool), loaded with
-# EAL's -d since the machine lacks Debian's plugin directory.
+# scripts use (net_ring, the vdev bus, the ring mempool), which the
+# wrappers in DIR/bin load with EAL's -d.
 #
 #   tools/bench/bundle.sh [DIR]        (default build/bundle)
-#   then, there:
-#   UET_PERF=DIR/bin/uet-perf BENCH_CORE=DIR/bin/bench_core tools/bench/lcores.sh
+#   then, there:  tools/bench/borrowed.sh DIR
+#   or one script: UET_PERF=DIR/bin/uet-perf BENCH_CORE=DIR/bin/bench_core tools/bench/glue.sh
 #
-# Keep DIR out of world-writable folders such as /tmp: EAL refuses to
-# load drivers from below one. The target needs a glibc at least as new as the one here (Debian 12:
-# 2.36). BUILD names the build directory (default build); DRIVERS the
-# drivers copied (names as in /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0,
-# without .so).
+# Keep DIR out of world-writable folders such as /tmp: EAL refuses to load
+# drivers from below one. The target needs a glibc at least as new as the
+# one here (Debian 12: 2.36). BUILD names the build directory (default
+# build); DRIVERS the drivers copied (names as in
+# /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0, without .so).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -31,6 +31,18 @@ done
 
 rm -rf "$DIR"
 mkdir -p "$DIR/bin" "$DIR/libexec" "$DIR/lib" "$DIR/pmds"
+# What EAL checks before it loads a driver folder: no folder on the way
+# may be writable by all.
+a=$(cd "$DIR" && pwd)
+while :; do
+	if [ -n "$(find "$a" -maxdepth 0 -perm -0002)" ]; then
+		echo "bundle.sh: $a is world-writable: EAL would refuse the drivers below it; choose another DIR"
+		rm -rf "$DIR"
+		exit 2
+	fi
+	[ "$a" != / ] || break
+	a=$(dirname "$a")
+done
 
 # The C library, its loader and its split-off parts stay the target's own:
 # a copied libc would not match the target's loader.
