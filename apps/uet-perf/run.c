@@ -25,6 +25,7 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
+#include <rte_mempool.h>
 #include <rte_ring.h>
 
 #include "base/prng.h"
@@ -296,8 +297,8 @@ port_of(struct perf_ctx *c, uint16_t port_id, uint16_t nq, char *err, size_t err
 	RTE_LOG(INFO, UET_PERF, "port %u (%s): %u queue(s) of %u RX / %u TX descriptors, "
 		"%u + %u mbufs (RX + TX) on node %d, socket %d, checksums: tx %s, rx %s\n",
 		port_id, c->ports[c->nports].driver, nq, c->ports[c->nports].nb_rxd,
-		c->ports[c->nports].nb_txd, c->ports[c->nports].nb_mbufs,
-		c->ports[c->nports].nb_tx_mbufs, c->ports[c->nports].pool_node,
+		c->ports[c->nports].nb_txd, c->ports[c->nports].pool->size,
+		c->ports[c->nports].tx_pool->size, c->ports[c->nports].pool_node,
 		c->ports[c->nports].socket,
 		c->ports[c->nports].tx_udp_csum ? "offload" : "software",
 		c->ports[c->nports].rx_csum ? "offload" : "software");

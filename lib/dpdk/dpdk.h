@@ -82,7 +82,6 @@ struct uet_dpdk_port {
 	int pool_node;                 /* NUMA node backing the mbufs (libnuma), -1 unknown */
 	uint16_t frame_mtu;
 	uint16_t nb_rxd, nb_txd;       /* per queue, as the PMD took them */
-	uint32_t nb_mbufs, nb_tx_mbufs; /* in pool and tx_pool */
 	uint8_t mac[6];
 	bool tx_ip_csum, tx_udp_csum;  /* offloads in use */
 	bool rx_csum;                  /* the NIC reports checksum status */

@@ -261,8 +261,6 @@ uet_dpdk_port_setup(const struct uet_dpdk_port_cfg *c, struct uet_dpdk_port *p, 
 		return UET_ERR_NOMEM;
 	}
 	(void)rte_mempool_obj_iter(p->tx_pool, tx_mbuf_clear, NULL);
-	p->nb_mbufs = n_mbufs;
-	p->nb_tx_mbufs = n_tx;
 	p->pool_node = pool_node(p->pool);
 	if (p->pool_node >= 0 && p->socket >= 0 && p->pool_node != p->socket)
 		RTE_LOG(NOTICE, UET_DPDK, "port %u: its mbufs sit on NUMA node %d, the port on "

@@ -14,14 +14,14 @@
 # Keep DIR out of world-writable folders such as /tmp: EAL refuses to load
 # drivers from below one. The target needs a glibc at least as new as the
 # one here (Debian 12: 2.36). BUILD names the build directory (default
-# build); DRIVERS the drivers copied (names as in
-# /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0, without .so).
+# build); PMD_DIR the DPDK driver folder (default Debian 12's,
+# /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0); DRIVERS the drivers copied
+# (names as there, without .so).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 DIR=${1:-build/bundle}
-PMD_DIR=$(pkg-config --variable=pmdsdir libdpdk 2>/dev/null || true)
-[ -d "$PMD_DIR" ] || PMD_DIR=/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0
+PMD_DIR=${PMD_DIR:-/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0} # Debian 12's DPDK 22.11
 DRIVERS=${DRIVERS:-"librte_net_ring librte_bus_vdev librte_mempool_ring"}
 BUILD=${BUILD:-build}
 PROGS=("$BUILD/apps/uet-perf/uet-perf" "$BUILD/tests/bench/bench_core" "$BUILD/tests/bench/bench_csum")
