@@ -16,7 +16,8 @@ Figures (the paper's numbering, EuroSys'26; ../shared/reference/reps.md §4):
   2     symmetric micro: 16 MiB tornado, 2 ToRs x 8 hosts, utilisation of
         ToR 0's 8 uplinks in 20 us buckets, OPS and REPS
   3     symmetric macro: permutation and tornado (8 MiB, every load balancer),
-        all-to-all, ring all-reduce, web search at 40-100 % load
+        incast 8:1 (4, 8, 16 MiB, every load balancer, 1024 hosts at any
+        scale), all-to-all, ring all-reduce, web search at 40-100 % load
   3s    symmetric, OPS and REPS at the artifact's sizes (4, 8, 16 MiB)
   4     asymmetric micro: one of 8 uplinks at 200 Gb/s, 32 MiB tornado
   5     asymmetric macro: 3 % of ToR uplinks at 200 Gb/s, 8 MiB permutation
@@ -198,10 +199,28 @@ class Fig2:
 class Fig3:
     title = "Fig. 3: symmetric macro-benchmarks (max FCT)"
     loads = ("0.4", "0.6", "0.8", "1.0")
+    incast_sizes = ("4M", "8M", "16M")
+
+    @staticmethod
+    def incast_id(size, lb, s):
+        return "f3-incast-%s-%s-%d" % (size, lb, s)
 
     def runs(self, a):
         n = n_macro(a)
         out = []
+        # Incast 8:1 as the artifact's run_symmetric.py makes it
+        # (gen_incast.py with prefer_remote: hosts N/2 .. N/2+7, all under
+        # one ToR, to host 0 under another) at 4, 8 and 16 MiB on its 1024
+        # hosts. uet-sim's incast sends from root+1 .. root+8 to root, so
+        # root N/2-1 is the same layout by symmetry. Eight flows: cheap at
+        # the paper's size, which every scale runs.
+        for size in self.incast_sizes:
+            for lb in ALL_LBS:
+                for s in seeds(a):
+                    out.append(Run(self.incast_id(size, lb, s),
+                                   ["--nodes", "1024", "--pattern", "incast", "--fanin", "8",
+                                    "--root", "511", "--size", size, "--iters", "1", "--lb",
+                                    lb], s))
         for pat in ("permutation", "tornado"):
             for lb in ALL_LBS:
                 for s in seeds(a):
@@ -240,6 +259,32 @@ class Fig3:
         out.append("\nPaper: ECMP collapses (up to 6x), REPS up to 1.25x ahead of OPS, "
                    "Adaptive RoCE matches REPS on tornado and loses on permutation, per-packet "
                    "schemes (REPS, OPS, BitMap, MPRDMA) ahead of Flowlet and PLB.\n")
+        out += ["Incast 8:1, 8 senders under one ToR to one host under another (the "
+                "artifact's layout), 1024 hosts (the paper's size); max FCT (us), mean of %d "
+                "seeds (range):\n" % a.seeds,
+                "| LB | " + " | ".join("%s" % x.replace("M", " MiB") for x in
+                                       self.incast_sizes) + " |",
+                "|---|" + "---|" * len(self.incast_sizes)]
+        means = {}
+        for lb in ALL_LBS:
+            cells = []
+            for size in self.incast_sizes:
+                v = [res[self.incast_id(size, lb, s)]["fct_max_us"] for s in seeds(a)]
+                means[(lb, size)] = mean_range(v)[0]
+                cells.append(fmt(v))
+            out.append("| %s | %s |" % (LB_NAMES[lb], " | ".join(cells)))
+        spread = []
+        for size in self.incast_sizes:
+            m = [means[(lb, size)] for lb in ALL_LBS]
+            line_us = 8 * int(size[:-1]) * 1048576 * 8 / 400e3
+            spread.append("%s %.2fx (fastest %.2fx line rate)" % (
+                size.replace("M", " MiB"), max(m) / min(m), min(m) / line_us))
+        drops = [res[self.incast_id(size, lb, s)]["drops"] for size in self.incast_sizes
+                 for lb in ALL_LBS for s in seeds(a)]
+        out.append("\nSlowest over fastest load balancer: %s; %d-%d packets dropped per run "
+                   "(the receiver's downlink, the senders' first windows). Paper: incast is "
+                   "bound by the congestion control, no difference between load balancers, "
+                   "ECMP included.\n" % ("; ".join(spread), min(drops), max(drops)))
         out += ["All-to-all (2 MB, 4 in flight), ring all-reduce (4 MB) and web search (0.5 ms "
                 "of arrivals) on 128 hosts; max FCT, mean of %d seeds:\n" % a.seeds,
                 "| LB | all-to-all | ring all-reduce | " +
@@ -256,7 +301,22 @@ class Fig3:
         return out
 
     def plot(self, a, res, plt, path):
-        fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+        fig, axes = plt.subplots(1, 3, figsize=(15, 3.8))
+        ms = [mean_range([res[self.incast_id("8M", lb, s)]["fct_max_us"] for s in seeds(a)])
+              for lb in ALL_LBS]
+        ax = axes[2]
+        ax.bar(range(len(ALL_LBS)), [m[0] for m in ms],
+               yerr=[[m[0] - m[1] for m in ms], [m[2] - m[0] for m in ms]], color="#4a7")
+        ax.axhline(8 * 8 * 1048576 * 8 / 400e3, color="k", ls=":", lw=0.8,
+                   label="8 x 8 MiB at line rate")
+        ax.axhline(min(m[0] for m in ms), color="r", ls="--", lw=0.8,
+                   label="paper: no difference between LBs")
+        ax.set_xticks(range(len(ALL_LBS)))
+        ax.set_xticklabels([LB_NAMES[lb] for lb in ALL_LBS], rotation=40, ha="right",
+                           fontsize=8)
+        ax.set_title("incast 8:1, 8 MiB, 1024 hosts")
+        ax.set_ylabel("max FCT (us)")
+        ax.legend(fontsize=7, loc="lower right")
         for ax, pat in zip(axes, ("permutation", "tornado")):
             ms = [mean_range([res["f3-%s-%s-%d" % (pat, lb, s)]["fct_max_us"]
                               for s in seeds(a)]) for lb in ALL_LBS]
