@@ -220,6 +220,7 @@ struct uet_perf_opts {
 	bool reps_no_freeze;
 	uint8_t reps_reuse;
 	uint32_t ecmp_every;
+	bool ar_tie_first;
 	bool reps_explore_reset;
 	uint64_t reps_force_freeze_ns;
 	bool ops_permute;

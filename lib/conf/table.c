@@ -294,6 +294,10 @@ const struct opt opt_table[] = {
 	  UINT(ecmp_every, 0, 0, 1u << 24), .meta = "N", .defdoc = "0 (none)",
 	  .help = "a mixed deployment: hosts 0, N, 2N, ... use ecmp whatever --lb says "
 		  "(the REPS paper's 10% of background ECMP traffic: 10)" },
+	{ SIM, .lname = "ar-tie-first", .sec = "lb", .key = "ar_tie_first", .type = T_BOOL,
+	  FLD(ar_tie_first),
+	  .help = "ar: equally short queues go to the first ECMP member (the REPS artifact's "
+		  "htsim: spine 0 on an idle fabric), not to the EV's hash" },
 	{ .lname = "reps-explore-reset", .sec = "lb", .key = "reps_explore_reset",
 	  .type = T_BOOL, FLD(reps_explore_reset), .flags = F_SYM,
 	  .help = "reps: after freezing, clear the cache and send a cwnd of random EVs (the "

@@ -415,6 +415,7 @@ port_tx_done(struct sim *s, void *a, uint64_t b)
 
 	(void)b;
 	p->busy = false;
+	p->tx_len = 0;
 	port_try_send(s, p);
 }
 
@@ -510,6 +511,7 @@ port_try_send(struct sim *s, struct sim_port *p)
 	if (pkt == NULL)
 		return;
 	p->busy = true;
+	p->tx_len = pkt->len;
 	tx_ps = ((uint64_t)(pkt->len + WIRE_OVERHEAD) * 8 * 1000000000000ULL + p->rate_bps - 1) /
 		p->rate_bps;
 	sim_at(s, s->now + tx_ps, port_tx_done, p, 0);
@@ -665,9 +667,11 @@ route_port(const struct sim *s, const struct sim_node *n, uint32_t host, uint64_
 }
 
 /*
- * Adaptive routing: the group member with the least queued bytes, scanning
- * from the hashed member so that equal queues (an idle fabric) fall back
- * to ECMP on the EV. Members down at this switch are skipped; one dead
+ * Adaptive routing: the group member with the least queued bytes (the frame
+ * on the wire included: its buffer is not free yet, and htsim's queues
+ * count it too), scanning from the hashed member so that equal queues (an
+ * idle fabric) fall back to ECMP on the EV, or from the first member
+ * (ar_tie_first). Members down at this switch are skipped; one dead
  * further away is not known here, as on a real switch.
  */
 static uint32_t
@@ -682,11 +686,11 @@ route_port_adaptive(const struct sim *s, const struct sim_node *n, uint32_t host
 	g = &s->grp[s->rt[(size_t)n->idx * s->n_tors + tor]];
 	if (g->cnt <= 1)
 		return route_port(s, n, host, key);
-	start = (uint32_t)(uet_mix64(n->seed ^ key) % g->cnt);
+	start = s->cfg.ar_tie_first ? 0 : (uint32_t)(uet_mix64(n->seed ^ key) % g->cnt);
 	for (i = 0; i < g->cnt; i++) {
 		uint32_t pi = s->grp_ports[g->first + (start + i) % g->cnt];
 		const struct sim_port *p = &s->ports[pi];
-		uint64_t b = p->q[0].bytes + p->q[1].bytes;
+		uint64_t b = p->q[0].bytes + p->q[1].bytes + p->tx_len;
 
 		if (p->failed || !p->up)
 			continue;

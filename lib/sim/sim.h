@@ -56,6 +56,9 @@ struct sim_config {
 	 * with the least queued bytes, the EV's hash breaking ties; a member
 	 * whose link is down locally is not eligible. */
 	bool adaptive_routing;
+	/* Ties go to the first member instead (the REPS artifact's htsim,
+	 * adaptive_nvidia(): on an idle fabric every packet takes uplink 0). */
+	bool ar_tie_first;
 };
 
 void sim_config_default(struct sim_config *c);

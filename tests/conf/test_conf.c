@@ -1697,11 +1697,13 @@ test_sim_app(void **state)
 	assert_int_equal(o->nodes, 128);
 	assert_int_equal(o->tiers, 2);
 	assert_int_equal(o->mode, UET_PERF_MODE_NONE);
+	assert_false(o->ar_tie_first);
 	assert_int_equal(parse(o, "--nodes", "1024", "--tiers", "3", "--oversub", "2", "--trim",
 			       "--buffer-bytes", "1M", "--pattern", "tornado", "--lb", "reps",
 			       "--failure", "link-down:100us:tor0.up1:for=100us",
 			       "--failure", "random-down:2ms:3%:tor-up:converge=50us",
-			       "--converge-us", "20", NULL), 0);
+			       "--converge-us", "20", "--ar-tie-first", NULL), 0);
+	assert_true(o->ar_tie_first);
 	assert_int_equal(o->nodes, 1024);
 	assert_int_equal(o->tiers, 3);
 	assert_int_equal(o->oversub, 2);

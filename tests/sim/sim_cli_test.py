@@ -187,6 +187,12 @@ def case_mixed_ecmp(exe, tmp):
     assert outs[0]["end"]["flows"] == outs[1]["end"]["flows"]
     assert outs[2]["end"]["flows"] != outs[1]["end"]["flows"]
     assert outs[2]["start"]["test_start"]["ecmp_every"] == 4
+    # --ar-tie-first reaches the switches only under --lb ar.
+    path = os.path.join(tmp, "ar.json")
+    for lb, want in (("ar", True), ("reps", False)):
+        run(exe, base + ["--lb", lb, "--ar-tie-first", "-J", path])
+        fab = json.load(open(path))["start"]["test_start"]["fabric"]
+        assert fab["ar_tie_first"] is want and fab["adaptive_routing"] is want, fab
 
 
 def case_paper_figures(exe, tmp):
@@ -231,6 +237,24 @@ def case_paper_figures(exe, tmp):
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "2"], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2 and "figure 2 are not known" in r.stderr, r.stderr
+    # Fig. 5 as run_all_asy.py: 128 hosts, the uplinks of ToRs 0, 4, 8, 12
+    # to spine 0 at half rate one way, 9 workloads x 9 load balancers.
+    r = subprocess.run(base + ["--setup", "artifact", "--figs", "5", "--joblist", jl],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cmds = open(jl).read().splitlines()
+    assert len(cmds) == 81 and all(
+        "--nodes 128" in c and "--ar-tie-first" in c and
+        all("link-rate:0:tor%d.up0:200:dir=up" % t in c for t in (0, 4, 8, 12))
+        for c in cmds), cmds[:2]
+    assert sum("--pattern incast --fanin 8 --root 63" in c for c in cmds) == 27
+    # Fig. 3's incast: one ToR's hosts to a host under another, 1024 hosts.
+    r = subprocess.run(base + ["--figs", "3", "--joblist", jl], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cmds = open(jl).read().splitlines()
+    assert sum("--nodes 1024 --pattern incast --fanin 8 --root 511" in c
+               for c in cmds) == 27, cmds
 
 
 def case_progress(exe, tmp):
