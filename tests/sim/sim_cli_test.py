@@ -248,6 +248,14 @@ def case_paper_figures(exe, tmp):
         all("link-rate:0:tor%d.up0:200:dir=up" % t in c for t in (0, 4, 8, 12))
         for c in cmds), cmds[:2]
     assert sum("--pattern incast --fanin 8 --root 63" in c for c in cmds) == 27
+    # Fig. 6 as run_bg.py: the same set, healthy, every tenth host on ECMP,
+    # trimming on.
+    r = subprocess.run(base + ["--setup", "artifact", "--figs", "6", "--joblist", jl],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cmds = open(jl).read().splitlines()
+    assert len(cmds) == 81 and all("--ecmp-every 10" in c and "--trim" in c and
+                                   "link-rate" not in c for c in cmds), cmds[:2]
     # Fig. 3's incast: one ToR's hosts to a host under another, 1024 hosts.
     r = subprocess.run(base + ["--figs", "3", "--joblist", jl], capture_output=True,
                        text=True, timeout=60)

@@ -23,14 +23,15 @@ Figures (the paper's numbering, EuroSys'26; ../shared/reference/reps.md §4):
   5     asymmetric macro: 3 % of ToR uplinks at 200 Gb/s, 8 MiB permutation
         (--setup artifact: 4 uplinks, permutation, tornado and incast at
         4, 8, 16 MiB, every load balancer)
-  6     mixed deployment: 10 % of hosts on ECMP
+  6     mixed deployment: 10 % of hosts on ECMP (--setup artifact: the
+        set of 5 on a healthy fabric, every load balancer, trimming on)
   7     failure micro: 64 MiB permutation, two ToR-uplink failures, 100 us freeze
   8     failure modes (the artifact's 32-host fabric): speedup over OPS
   15    EV-set size (32, 256, 65535) and congestion control
   A     forced freezing after 50 us, no failure (App. A)
 Setup: --setup paper (default) runs the profile, the setup the paper's text
 states; --setup artifact runs what the artifact's scripts passed to htsim
-for the figures whose scripts were read (3, 3s, 4, 5, 7, 15): its topology
+for the figures whose scripts were read (3, 3s, 4, 5, 6, 7, 15): its topology
 files' latencies (1000 ns links, no switch latency), the RTO its
 main_uec.cpp computes (41.5 us, not the 70 us the text gives), trimming
 where the script left it on, its ECN thresholds (ARTIFACT below). Their
@@ -96,6 +97,9 @@ ARTIFACT = {
     # -skip_asy on 128 hosts; the workloads and the degraded links are
     # Fig5's own (art_runs)
     "5": ["--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75", "--ar-tie-first"],
+    # run_bg.py: run_symmetric.py --enable_bg on (-mixed_lb_traffic: every
+    # tenth connection on ECMP) without --trim off, so trimming on
+    "6": ["--trim", "--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75", "--ar-tie-first"],
     "7": ["--trim"],
     # fig_12_evs_cc.py: no -disable_trim, -ecn 25 76, fat_tree_128
     "15": ["--trim", "--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75"],
@@ -160,6 +164,31 @@ def scale_note(a, paper="1024"):
 
 def seeds(a):
     return range(1, a.seeds + 1)
+
+
+# The artifact's run_symmetric.py set on its 128-host fabric (Figs. 5 and
+# 6 under --setup artifact): permutation, tornado and incast 8:1 at 4, 8
+# and 16 MiB, every load balancer. Its incast (gen_incast.py with
+# prefer_remote) sends from hosts 64-71, one ToR, to host 0; uet-sim's
+# from root+1 .. root+8 to root, here hosts 64-71 to host 63.
+ART_PATS = ("permutation", "tornado", "incast")
+ART_SIZES = ("4M", "8M", "16M")
+
+
+def art_set_id(fig, pat, size, lb, s):
+    return "%s-%s-%s-%s-%d" % (fig, pat, size, lb, s)
+
+
+def art_set_runs(a, fig, extra):
+    out = []
+    for pat in ART_PATS:
+        wl = (["--pattern", "incast", "--fanin", "8", "--root", "63"] if pat == "incast"
+              else ["--pattern", pat])
+        out += [Run(art_set_id(fig, pat, size, lb, s),
+                    ["--nodes", "128"] + wl + ["--size", size, "--iters", "1", "--lb", lb]
+                    + extra, s)
+                for size in ART_SIZES for lb in ALL_LBS for s in seeds(a)]
+    return out
 
 
 class Fig2:
@@ -433,31 +462,12 @@ class Fig5:
     # ToR (NTOR / 4: ToRs 0, 4, 8, 12), the uplink to the first spine, in
     # that direction only, to half its rate with half its buffer and ECN
     # thresholds (uet-sim's link-rate default, dir=up).
-    art_pats = ("permutation", "tornado", "incast")
-    art_sizes = ("4M", "8M", "16M")
     art_failures = [x for t in (0, 4, 8, 12)
                     for x in ("--failure", "link-rate:0:tor%d.up0:200:dir=up" % t)]
 
-    @staticmethod
-    def art_id(pat, size, lb, s):
-        return "f5-%s-%s-%s-%d" % (pat, size, lb, s)
-
-    def art_runs(self, a):
-        out = []
-        for pat in self.art_pats:
-            # incast: hosts 64-71 (one ToR) to one host under another, as
-            # gen_incast.py's prefer_remote (to host 0; here to host 63).
-            wl = (["--pattern", "incast", "--fanin", "8", "--root", "63"] if pat == "incast"
-                  else ["--pattern", pat])
-            out += [Run(self.art_id(pat, size, lb, s),
-                        ["--nodes", "128"] + wl + ["--size", size, "--iters", "1", "--lb", lb]
-                        + self.art_failures, s)
-                    for size in self.art_sizes for lb in ALL_LBS for s in seeds(a)]
-        return out
-
     def runs(self, a):
         if a.setup == "artifact":
-            return self.art_runs(a)
+            return art_set_runs(a, "f5", self.art_failures)
         return [Run("f5-%s-%d" % (lb, s),
                     ["--nodes", n_macro(a), "--pattern", "permutation", "--size", "8M",
                      "--iters", "1", "--lb", lb, "--failure",
@@ -473,9 +483,9 @@ class Fig5:
                " | second best |",
                "|---|---|" + "---|" * len(others) + "---|"]
         seconds, ecmp = [], []
-        for pat in self.art_pats:
-            for size in self.art_sizes:
-                m = {lb: mean_range([res[self.art_id(pat, size, lb, s)]["fct_max_us"]
+        for pat in ART_PATS:
+            for size in ART_SIZES:
+                m = {lb: mean_range([res[art_set_id("f5", pat, size, lb, s)]["fct_max_us"]
                                      for s in seeds(a)])[0] for lb in ALL_LBS}
                 second = min(others, key=lambda lb: m[lb])
                 seconds.append((m[second] / m["reps"], pat, size, second))
@@ -522,12 +532,55 @@ class Fig6:
     title = "Fig. 6: mixed deployment, 10 % of hosts on ECMP"
 
     def runs(self, a):
+        if a.setup == "artifact":
+            return art_set_runs(a, "f6", ["--ecmp-every", "10"])
         return [Run("f6-%s-%d" % (lb, s),
                     ["--nodes", "128", "--pattern", "permutation", "--size", "8M", "--iters",
                      "1", "--lb", lb, "--ecmp-every", "10"], s)
                 for lb in ("ops", "reps") for s in seeds(a)]
 
+    @staticmethod
+    def group_max(rec, bg):
+        return max(f["fct_ns"] / 1e3 for f in rec["flows_rec"] if (f["src"] % 10 == 0) == bg)
+
+    def art_table(self, a, res):
+        # The artifact's plot (plot_symmetric.py --bg_mode): each group's
+        # max FCT as a speedup over the same group in the ECMP run.
+        others = [lb for lb in ALL_LBS if lb != "ecmp"]
+        out = []
+        spans = {}
+        for bg, name in ((True, "the background (ECMP) flows"), (False, "the other flows")):
+            out += ["%s128 hosts (run_bg.py), hosts 0, 10, 20, ... on ECMP whatever the others "
+                    "run, trimming on; max FCT of %s, speedup over the all-ECMP run's, mean of %d "
+                    "seeds:\n" % ("" if bg else "\n", name, a.seeds),
+                    "| workload | ECMP run (us) | " + " | ".join(LB_NAMES[lb] for lb in others)
+                    + " |", "|---|---|" + "---|" * len(others)]
+            for pat in ART_PATS:
+                for size in ART_SIZES:
+                    m = {lb: mean_range([self.group_max(res[art_set_id("f6", pat, size, lb, s)],
+                                                        bg) for s in seeds(a)])[0]
+                         for lb in ALL_LBS}
+                    for lb in others:
+                        spans.setdefault((bg, lb, pat == "incast"), []).append(
+                            m["ecmp"] / m[lb])
+                    out.append("| %s %s | %.1f | %s |" % (
+                        pat, size.replace("M", " MiB"), m["ecmp"],
+                        " | ".join("%.2fx" % (m["ecmp"] / m[lb]) for lb in others)))
+
+        def rng(bg, lb):
+            v = spans[(bg, lb, False)]
+            return "%.2f-%.2fx" % (min(v), max(v))
+
+        out.append("\nPermutation and tornado, speedup over the all-ECMP run: the ECMP flows "
+                   "beside REPS %s, beside OPS %s; the other flows, REPS %s, OPS %s. Paper: REPS "
+                   "moves its traffic off the ECMP flows' paths and does not slow them (no "
+                   "numbers given).\n" % (rng(True, "reps"), rng(True, "ops"),
+                                          rng(False, "reps"), rng(False, "ops")))
+        return out
+
     def table(self, a, res):
+        if a.setup == "artifact":
+            return self.art_table(a, res)
         out = ["128 hosts, 8 MiB permutation, hosts 0, 10, ... on ECMP; mean FCT of each "
                "group, mean of %d seeds:\n" % a.seeds,
                "| sprayers | ECMP hosts' mean FCT (us) | sprayers' mean FCT (us) |",
