@@ -234,9 +234,21 @@ def case_paper_figures(exe, tmp):
     assert len(cmds) == 5 and all("--rto-ns 41500 --trim" in c and "/art-f4-" in c and
                                   "--link-latency-ns 1000 --switch-latency-ns 0" in c
                                   for c in cmds), cmds
-    r = subprocess.run(base + ["--setup", "artifact", "--figs", "2"], capture_output=True,
+    r = subprocess.run(base + ["--setup", "artifact", "--figs", "8"], capture_output=True,
                        text=True, timeout=60)
-    assert r.returncode == 2 and "figure 2 are not known" in r.stderr, r.stderr
+    assert r.returncode == 2 and "figure 8 are not known" in r.stderr, r.stderr
+    # Fig. 2 as fig_1_symmetric_micro.py: its connection matrix, written
+    # beside the runs, ToR 0 to ToR 8 of 128 hosts.
+    r = subprocess.run(base + ["--setup", "artifact", "--figs", "2", "--joblist", jl],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cmds = open(jl).read().splitlines()
+    cm = os.path.join(out, "test_symm16.cm")
+    assert len(cmds) == 2 and all("--pattern cm --cm %s" % cm in c and "--trim" in c
+                                  for c in cmds), cmds
+    lines = open(cm).read().splitlines()
+    assert lines[:2] == ["Nodes 128", "Connections 8"] and lines[-1] == \
+        "7->71 start 0 size 16777216", lines
     # Fig. 5 as run_all_asy.py: 128 hosts, the uplinks of ToRs 0, 4, 8, 12
     # to spine 0 at half rate one way, 9 workloads x 9 load balancers.
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "5", "--joblist", jl],
