@@ -471,7 +471,7 @@ class Fig4:
 
 class Fig5:
     title = "Fig. 5: asymmetric macro-benchmark"
-    lbs = ("ecmp", "ops", "bitmap", "reps", "mprdma", "flowlet", "plb")
+    lbs = ALL_LBS
     # --setup artifact: run_all_asy.py runs run_symmetric.py's synthetic
     # set (permutation, tornado, incast 8:1 at 4, 8, 16 MiB, every load
     # balancer) on the 128-host fabric with -failed 4 -skip_asy, no
