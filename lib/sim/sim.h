@@ -53,8 +53,9 @@ struct sim_config {
 			      * runs); captures show no UDP checksum */
 	/* Switch-side adaptive routing (NVIDIA Adaptive RoCE as the REPS
 	 * paper models it): each packet leaves by the eligible ECMP member
-	 * with the least queued bytes, the EV's hash breaking ties; a member
-	 * whose link is down locally is not eligible. */
+	 * with the least queued bytes (the frame being sent counted), the
+	 * EV's hash breaking ties; a member whose link is down locally is not
+	 * eligible. */
 	bool adaptive_routing;
 	/* Ties go to the first member instead (the REPS artifact's htsim,
 	 * adaptive_nvidia(): on an idle fabric every packet takes uplink 0). */
