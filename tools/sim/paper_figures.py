@@ -511,6 +511,7 @@ class Fig5:
                     pat, size.replace("M", " MiB"), m["reps"],
                     " | ".join("%.2fx" % (m[lb] / m["reps"]) for lb in others),
                     LB_NAMES[second], m[second] / m["reps"]))
+
         def span(pat):
             v = [x for x in seconds if x[1] == pat]
             lo, hi = min(v), max(v)
