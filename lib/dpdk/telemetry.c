@@ -5,7 +5,7 @@
  * so no lcore shares live state with them: every lcore owns a slot, and
  * every millisecond it copies what the commands report about its hosts
  * into the slot's snapshot, guarded by a sequence counter (the reader
- * retries while a copy is in progress; the writer never waits). Per-EV
+ * waits while a copy is in progress; the writer never waits). Per-EV
  * counters are per slot too, written by their lcore only and summed by
  * the reader. Slots are allocated when lcores are created and kept until
  * the process ends (a detached slot is only marked unused), so a reader
@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include <rte_pause.h>
 #include <rte_telemetry.h>
 
 #include "dpdk/dpdk.h"
@@ -26,6 +28,9 @@
 #define TEL_SLOTS 64
 #define TEL_PDCS 16        /* per host in /uet/pdc */
 #define PUBLISH_NS 1000000ULL
+#define READ_SPINS 1000
+#define READ_NAP_NS 20000
+#define READ_WAIT_NS 200000000ULL  /* 200 publish periods */
 
 struct tel_host {
 	uint32_t ip;
@@ -140,26 +145,49 @@ uet_dpdk_tel_publish(struct uet_dpdk_tel *t, struct uet_dpdk_host *const *hosts,
 	__atomic_add_fetch(&t->seq, 1, __ATOMIC_RELEASE);
 }
 
-/* Call fn on a consistent copy of every host of slot t; false if the
- * lcore kept writing. */
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* A consistent copy of every host of slot t; false if the lcore kept
+ * writing for READ_WAIT_NS. A copy takes the lcore microseconds (tens
+ * under a sanitizer), and on a loaded host the lcore can be descheduled
+ * in the middle of one: a reader that gave up after a burst of spins
+ * answered null now and then. This one spins briefly, then sleeps between
+ * tries (it runs on the telemetry thread, never on an lcore). */
 static bool
 read_slot(const struct uet_dpdk_tel *t, struct tel_host *copy, uint32_t *n, uint64_t *now_ns)
 {
-	int tries;
+	const struct timespec nap = { 0, READ_NAP_NS };
+	uint64_t deadline = 0;
+	unsigned int tries;
 
-	for (tries = 0; tries < 1000; tries++) {
+	for (tries = 0;; tries++) {
 		uint32_t s0 = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
 
-		if (s0 & 1)
+		if (!(s0 & 1)) {
+			*n = t->nhosts;
+			*now_ns = t->now_ns;
+			memcpy(copy, t->h, *n * sizeof(*copy));
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) == s0)
+				return true;
+		}
+		if (tries < READ_SPINS) {
+			rte_pause();
 			continue;
-		*n = t->nhosts;
-		*now_ns = t->now_ns;
-		memcpy(copy, t->h, *n * sizeof(*copy));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) == s0)
-			return true;
+		}
+		if (deadline == 0)
+			deadline = mono_ns() + READ_WAIT_NS;
+		else if (mono_ns() > deadline)
+			return false;
+		nanosleep(&nap, NULL);
 	}
-	return false;
 }
 
 /* The host selected by params ("" = all, else its IPv4 address). */

@@ -272,6 +272,13 @@ def case_telemetry(exe, tmp):
         pdcs = [v for k, v in pdc.items() if k.startswith("pdc_")]
         # rank 0 sends: one initiator PDC toward 10.0.0.2 (0x0a000002)
         assert any(v[0] == 0x0a000002 and v[1] == 1 for v in pdcs), pdc
+        # Every answer is a snapshot, never null: the reader waits out the
+        # lcore's copy (it used to give up after a burst of spins, and under
+        # ASan on a loaded host a query came back null now and then).
+        for _ in range(150):
+            for cmd in ("/uet/stats", "/uet/pdc,10.0.0.1"):
+                v = telemetry_query.query("uettel%d" % os.getpid(), cmd)[cmd.split(",")[0]]
+                assert isinstance(v, dict), (cmd, v)
     finally:
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=60)
