@@ -234,6 +234,11 @@ def case_paper_figures(exe, tmp):
     assert len(cmds) == 5 and all("--rto-ns 41500 --trim" in c and "/art-f4-" in c and
                                   "--link-latency-ns 1000 --switch-latency-ns 0" in c
                                   for c in cmds), cmds
+    # Every figure draws its PNG (the paper's values marked beside ours).
+    sys.path.insert(0, os.path.dirname(script))
+    import paper_figures
+    assert all(callable(f.plot) for f in paper_figures.FIGS.values()), [
+        k for k, f in paper_figures.FIGS.items() if not callable(f.plot)]
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "8"], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2 and "figure 8 are not known" in r.stderr, r.stderr

@@ -169,6 +169,17 @@ def seeds(a):
     return range(1, a.seeds + 1)
 
 
+def bars(ax, labels, stats, title, ylabel, color="#4a7"):
+    """One bar per label: the mean, and the seeds' range as the error bar
+    (stats: (mean, min, max) tuples, as mean_range gives)."""
+    ax.bar(range(len(labels)), [m[0] for m in stats],
+           yerr=[[m[0] - m[1] for m in stats], [m[2] - m[0] for m in stats]], color=color)
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, rotation=40, ha="right", fontsize=8)
+    ax.set_title(title, fontsize=10)
+    ax.set_ylabel(ylabel)
+
+
 # The artifact's run_symmetric.py set on its 128-host fabric (Figs. 5 and
 # 6 under --setup artifact): permutation, tornado and incast 8:1 at 4, 8
 # and 16 MiB, every load balancer. Its incast (gen_incast.py with
@@ -422,7 +433,26 @@ class Fig3Sizes:
                    "runs).\n" % best)
         return out
 
-    plot = None
+    def plot(self, a, res, plt, path):
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+        for ax, pat in zip(axes, ("permutation", "tornado")):
+            for j, (lb, col) in enumerate((("ops", "#c84"), ("reps", "#4a7"))):
+                ms = [mean_range([res["f3s-%s-%s-%s-%d" % (pat, size, lb, s)]["fct_max_us"]
+                                  for s in seeds(a)]) for size in self.sizes]
+                x = [i + (j - 0.5) * 0.38 for i in range(len(self.sizes))]
+                ax.bar(x, [m[0] for m in ms], width=0.38, color=col, label=LB_NAMES[lb],
+                       yerr=[[m[0] - m[1] for m in ms], [m[2] - m[0] for m in ms]])
+                if lb == "reps":
+                    ax.plot([i - 0.19 for i in range(len(self.sizes))],
+                            [m[0] * 1.25 for m in ms], "rx", ms=8,
+                            label="paper: OPS up to 1.25x REPS")
+            ax.set_xticks(range(len(self.sizes)))
+            ax.set_xticklabels([x.replace("M", " MiB") for x in self.sizes])
+            ax.set_title("%s, %s hosts" % (pat, n_macro(a)), fontsize=10)
+            ax.set_ylabel("max FCT (us)")
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
 
 
 class Fig4:
@@ -543,7 +573,34 @@ class Fig5:
                    "(usually BitMap).\n")
         return out
 
-    plot = None
+    def plot(self, a, res, plt, path):
+        names = [LB_NAMES[lb] for lb in ALL_LBS]
+        if a.setup == "artifact":
+            fig, axes = plt.subplots(1, 3, figsize=(15, 3.8))
+            for ax, pat in zip(axes, ART_PATS):
+                ref = mean_range([res[art_set_id("f5", pat, "8M", "reps", s)]["fct_max_us"]
+                                  for s in seeds(a)])[0]
+                st = [tuple(x / ref for x in mean_range(
+                    [res[art_set_id("f5", pat, "8M", lb, s)]["fct_max_us"] for s in seeds(a)]))
+                    for lb in ALL_LBS]
+                bars(ax, names, st, "%s, 8 MiB, 4 uplinks at 200 Gb/s" % pat,
+                     "max FCT over REPS's")
+                ax.axhline(1.1, color="r", ls="--", lw=0.8,
+                           label="paper: the second best ~1.1x REPS")
+                ax.legend(fontsize=7)
+        else:
+            fig, ax = plt.subplots(1, 1, figsize=(7, 3.8))
+            st = [mean_range([res["f5-%s-%d" % (lb, s)]["fct_max_us"] for s in seeds(a)])
+                  for lb in self.lbs]
+            reps = st[list(self.lbs).index("reps")][0]
+            bars(ax, [LB_NAMES[lb] for lb in self.lbs], st,
+                 "3% of ToR uplinks at 200 Gb/s, 8 MiB permutation", "max FCT (us)")
+            ax.axhline(reps * 1.1, color="r", ls="--", lw=0.8,
+                       label="paper: the second best ~1.1x REPS")
+            ax.axhline(reps * 5, color="r", ls=":", lw=0.8, label="paper: ECMP up to 5x REPS")
+            ax.legend(fontsize=7, loc="upper center")
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
 
 
 class Fig6:
@@ -614,7 +671,43 @@ class Fig6:
                    "slow them (no numbers given).\n")
         return out
 
-    plot = None
+    def plot(self, a, res, plt, path):
+        if a.setup == "artifact":
+            others = [lb for lb in ALL_LBS if lb != "ecmp"]
+            fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+            for ax, pat in zip(axes, ("permutation", "tornado")):
+                base = mean_range([self.group_max(res[art_set_id("f6", pat, "8M", "ecmp", s)],
+                                                  True) for s in seeds(a)])[0]
+                st = []
+                for lb in others:
+                    m, lo, hi = mean_range([self.group_max(
+                        res[art_set_id("f6", pat, "8M", lb, s)], True) for s in seeds(a)])
+                    st.append((base / m, base / hi, base / lo))
+                bars(ax, [LB_NAMES[lb] for lb in others], st,
+                     "%s, 8 MiB: the ECMP flows beside each" % pat,
+                     "speedup over the all-ECMP run")
+                ax.axhline(1.0, color="r", ls="--", lw=0.8,
+                           label="paper: REPS does not slow them")
+                ax.legend(fontsize=7)
+        else:
+            fig, ax = plt.subplots(1, 1, figsize=(6, 3.6))
+            for j, (lb, col) in enumerate((("ops", "#c84"), ("reps", "#4a7"))):
+                st = []
+                for bg in (True, False):
+                    st.append(mean_range([statistics.mean(
+                        f["fct_ns"] / 1e3 for f in res["f6-%s-%d" % (lb, s)]["flows_rec"]
+                        if (f["src"] % 10 == 0) == bg) for s in seeds(a)]))
+                ax.bar([i + (j - 0.5) * 0.38 for i in range(2)], [m[0] for m in st],
+                       width=0.38, color=col, label="sprayers: %s" % LB_NAMES[lb],
+                       yerr=[[m[0] - m[1] for m in st], [m[2] - m[0] for m in st]])
+            ax.set_xticks(range(2))
+            ax.set_xticklabels(["ECMP hosts (0, 10, ...)", "the sprayers"])
+            ax.set_ylabel("mean FCT (us)")
+            ax.set_title("10% of hosts on ECMP, 8 MiB permutation (paper: REPS does not slow "
+                         "the ECMP flows)", fontsize=8)
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
 
 
 class Fig7:
@@ -735,7 +828,29 @@ class Fig8:
                    "MPRDMA good on average.\n")
         return out
 
-    plot = None
+    def plot(self, a, res, plt, path):
+        fig, ax = plt.subplots(1, 1, figsize=(11, 3.8))
+        w = 0.8 / len(self.lbs)
+        cols = ("#888", "#c84", "#77b", "#4a7", "#a73", "#6a2")
+        for j, lb in enumerate(self.lbs):
+            v = []
+            for i in range(len(self.modes)):
+                ops = mean_range([res["f8-%d-ops-%d" % (i, s)]["fct_max_us"]
+                                  for s in seeds(a)])[0]
+                v.append(ops / mean_range([res["f8-%d-%s-%d" % (i, lb, s)]["fct_max_us"]
+                                           for s in seeds(a)])[0])
+            ax.bar([i + (j - (len(self.lbs) - 1) / 2) * w for i in range(len(self.modes))], v,
+                   width=w, color=cols[j % len(cols)], label=LB_NAMES[lb])
+        ax.set_yscale("log")
+        ax.axhline(1.0, color="k", lw=0.6)
+        ax.set_xticks(range(len(self.modes)))
+        ax.set_xticklabels([m[0] for m in self.modes], fontsize=8)
+        ax.set_ylabel("OPS's max FCT over each's (log)")
+        ax.set_title("32 hosts, 8 MiB permutation, failure at 100 us (paper: REPS far ahead "
+                     "under total failures, BER does not hurt it)", fontsize=9)
+        ax.legend(fontsize=7, ncol=3)
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
 
 
 class Fig15:
@@ -834,7 +949,17 @@ class FigA:
                        100 * (v["forced"] / v["reps"] - 1)))
         return out
 
-    plot = None
+    def plot(self, a, res, plt, path):
+        keys = (("ops", "OPS"), ("reps", "REPS"), ("forced", "REPS, forced freeze"))
+        st = [mean_range([res["fA-%s-%d" % (k, s)]["fct_max_us"] for s in seeds(a)])
+              for k, _ in keys]
+        fig, ax = plt.subplots(1, 1, figsize=(5, 3.6))
+        bars(ax, [n for _, n in keys], st, "16 MiB permutation, %s hosts, frozen at 50 us"
+             % n_macro(a), "max FCT (us)")
+        ax.plot([2], [st[1][0] * 1.01], "rx", ms=9, label="paper: +1% over REPS")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
 
 
 FIGS = {"2": Fig2(), "3": Fig3(), "3s": Fig3Sizes(), "4": Fig4(), "5": Fig5(), "6": Fig6(), "7": Fig7(),
