@@ -31,6 +31,11 @@
  *    with an ACK per 16 packets and one uplink at half rate, ACK+Carry
  *    (--ack-carry-evs) beats standard REPS, which recycles one EV per
  *    ACK, by 10% or more.
+ * 9. The paper's setup, Fig. 2 (16 MiB tornado between two ToRs of 8):
+ *    REPS completes sooner than OPS, keeps every uplink busier and its
+ *    queues shallower; Fig. 8 (32 hosts, failures left in place): with a
+ *    spine dead REPS finishes every flow within 2.5x its healthy time
+ *    while OPS limps 10x behind it, and bit errors slow OPS far more.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -67,6 +72,7 @@ struct outcome {
 	double jain;             /* fairness of the flows' FCTs */
 	double mean_fct_every10_ns; /* mean FCT of flows from hosts 0, 10, 20, ... */
 	json_t *failures;        /* end.fabric.failures (owned) */
+	json_t *series;          /* end.fabric.series with --port-series (owned) */
 	uint64_t base_rtt_ns, rto_min_ns;
 };
 
@@ -120,6 +126,7 @@ simulate(struct outcome *out, ...)
 	out->retx = uet_meas_ep_stats(c.r.meas)->tx_retx_pkts;
 	out->rto = uet_meas_ep_stats(c.r.meas)->rto_events;
 	out->failures = json_incref(json_object_get(c.r.fabric, "failures"));
+	out->series = json_incref(json_object_get(c.r.fabric, "series"));
 	out->base_rtt_ns = (uint64_t)json_integer_value(json_object_get(c.r.test_start, "base_rtt_ns"));
 	out->rto_min_ns = (uint64_t)json_integer_value(json_object_get(c.r.test_start, "rto_min_ns"));
 	note("%s\n  -> completion %.1f us, FCT max %.1f us, p50 %.1f us, ok %llu, "
@@ -137,7 +144,9 @@ static void
 release(struct outcome *o)
 {
 	json_decref(o->failures);
+	json_decref(o->series);
 	o->failures = NULL;
+	o->series = NULL;
 }
 
 /* 1. Symmetric, 128 hosts (16 ToRs of 8, 8 spines): every flow crosses
@@ -593,6 +602,85 @@ test_paper_setup_claims(void **state)
 	assert_true(f[1] * 100 < f[0] * 90);
 }
 
+/* The least 20 us utilisation of any port of a series (the first bucket
+ * and the last three, start-up and drain, left out as in Fig. 2) and the
+ * deepest queue of any. */
+static void
+series_extremes(const json_t *series, double *util_min, uint64_t *queue_max)
+{
+	const json_t *p;
+	size_t i, j;
+
+	*util_min = 1e9;
+	*queue_max = 0;
+	assert_non_null(series);
+	json_array_foreach(json_object_get(series, "ports"), i, p) {
+		const json_t *u = json_object_get(p, "util"), *q = json_object_get(p, "queue_max_bytes");
+		size_t n = json_array_size(u);
+
+		assert_true(n > 6);
+		for (j = 1; j + 3 < n; j++)
+			if (json_real_value(json_array_get(u, j)) < *util_min)
+				*util_min = json_real_value(json_array_get(u, j));
+		for (j = 0; j < json_array_size(q); j++)
+			if ((uint64_t)json_integer_value(json_array_get(q, j)) > *queue_max)
+				*queue_max = (uint64_t)json_integer_value(json_array_get(q, j));
+	}
+}
+
+/* 9. Fig. 2 and Fig. 8 under the paper's setup. */
+static void
+test_paper_micro_and_failures(void **state)
+{
+	static const char *const lbs[] = { "ops", "reps" };
+	double done_us[2], util_min[2], fct[2][3];
+	uint64_t queue_max[2];
+	struct outcome r;
+	size_t l, k;
+
+	(void)state;
+	/* Fig. 2: OPS's ports swing (the paper: +-15%), its queues reach past
+	 * Kmax; REPS's stay busy and shallow, and it finishes sooner (the
+	 * paper: about 4%). */
+	for (l = 0; l < 2; l++) {
+		simulate(&r, "--profile", "reps-paper", "--nodes", "16", "--hosts-per-tor", "8",
+			 "--pattern", "tornado", "--size", "16M", "--iters", "1", "--seed", "1",
+			 "--lb", lbs[l], "--port-series", "tor0.up0,tor0.up1,tor0.up2,tor0.up3,"
+			 "tor0.up4,tor0.up5,tor0.up6,tor0.up7", "--series-us", "20", NULL);
+		assert_int_equal(r.ok, 16);
+		done_us[l] = (double)r.completion_ns / 1e3;
+		series_extremes(r.series, &util_min[l], &queue_max[l]);
+		release(&r);
+	}
+	note("reps-paper Fig. 2: OPS %.1f us, least 20 us utilisation %.3f, deepest uplink queue "
+	     "%llu KiB; REPS %.1f us, %.3f, %llu KiB\n", done_us[0], util_min[0],
+	     (unsigned long long)queue_max[0] / 1024, done_us[1], util_min[1],
+	     (unsigned long long)queue_max[1] / 1024);
+	assert_true(done_us[1] < 0.98 * done_us[0]);
+	assert_true(util_min[0] < 0.85 && util_min[1] > 0.9);
+	assert_true(queue_max[1] * 2 < queue_max[0]);
+	/* Fig. 8: healthy, a spine of 4 dead from 100 us (routing never
+	 * converges), bit errors on a quarter of the ToR uplinks. */
+	for (l = 0; l < 2; l++)
+		for (k = 0; k < 3; k++) {
+			static const char *const fail[] = { NULL, "switch-down:100us:spine1",
+							    "ber:100us:25%:tor-up:1e-5" };
+
+			simulate(&r, "--profile", "reps-paper", "--nodes", "32", "--pattern",
+				 "permutation", "--size", "8M", "--iters", "1", "--seed", "2", "--lb",
+				 lbs[l], fail[k] ? "--failure" : NULL, fail[k], NULL);
+			assert_int_equal(r.ok, 32);
+			fct[l][k] = (double)r.fct_max_ns / 1e3;
+			release(&r);
+		}
+	note("reps-paper Fig. 8, 32 hosts: OPS %.1f / %.1f / %.1f us, REPS %.1f / %.1f / %.1f us "
+	     "(healthy / a spine down / bit errors)\n", fct[0][0], fct[0][1], fct[0][2], fct[1][0],
+	     fct[1][1], fct[1][2]);
+	assert_true(fct[1][1] < 2.5 * fct[1][0]);
+	assert_true(fct[0][1] > 10 * fct[1][1]);
+	assert_true(fct[0][2] > 2 * fct[1][2]);
+}
+
 int
 main(void)
 {
@@ -605,6 +693,7 @@ main(void)
 		cmocka_unit_test(test_paper_baselines),
 		cmocka_unit_test(test_mixed_ecmp),
 		cmocka_unit_test(test_paper_setup_claims),
+		cmocka_unit_test(test_paper_micro_and_failures),
 	};
 
 	return cmocka_run_group_tests_name("trends", tests, NULL, NULL);
