@@ -275,6 +275,7 @@ static int
 port_of(struct perf_ctx *c, uint16_t port_id, uint16_t nq, char *err, size_t errlen)
 {
 	struct uet_dpdk_port_cfg pc;
+	struct uet_dpdk_port *pt;
 	uint32_t i;
 
 	for (i = 0; i < c->nports; i++)
@@ -292,16 +293,14 @@ port_of(struct perf_ctx *c, uint16_t port_id, uint16_t nq, char *err, size_t err
 	pc.nb_rxd = c->p->nb_rxd;
 	pc.nb_txd = c->p->nb_txd;
 	pc.promisc = true; /* hosts may use their own MACs */
-	if (uet_dpdk_port_setup(&pc, &c->ports[c->nports], err, errlen) != 0)
+	pt = &c->ports[c->nports];
+	if (uet_dpdk_port_setup(&pc, pt, err, errlen) != 0)
 		return -1;
 	RTE_LOG(INFO, UET_PERF, "port %u (%s): %u queue(s) of %u RX / %u TX descriptors, "
 		"%u + %u mbufs (RX + TX) on node %d, socket %d, checksums: tx %s, rx %s\n",
-		port_id, c->ports[c->nports].driver, nq, c->ports[c->nports].nb_rxd,
-		c->ports[c->nports].nb_txd, c->ports[c->nports].pool->size,
-		c->ports[c->nports].tx_pool->size, c->ports[c->nports].pool_node,
-		c->ports[c->nports].socket,
-		c->ports[c->nports].tx_udp_csum ? "offload" : "software",
-		c->ports[c->nports].rx_csum ? "offload" : "software");
+		port_id, pt->driver, nq, pt->nb_rxd, pt->nb_txd, pt->pool->size,
+		pt->tx_pool->size, pt->pool_node, pt->socket,
+		pt->tx_udp_csum ? "offload" : "software", pt->rx_csum ? "offload" : "software");
 	return (int)c->nports++;
 }
 

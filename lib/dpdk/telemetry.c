@@ -145,15 +145,6 @@ uet_dpdk_tel_publish(struct uet_dpdk_tel *t, struct uet_dpdk_host *const *hosts,
 	__atomic_add_fetch(&t->seq, 1, __ATOMIC_RELEASE);
 }
 
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* A consistent copy of every host of slot t; false if the lcore kept
  * writing for READ_WAIT_NS. A copy takes the lcore microseconds (tens
  * under a sanitizer), and on a loaded host the lcore can be descheduled
@@ -164,7 +155,7 @@ static bool
 read_slot(const struct uet_dpdk_tel *t, struct tel_host *copy, uint32_t *n, uint64_t *now_ns)
 {
 	const struct timespec nap = { 0, READ_NAP_NS };
-	uint64_t deadline = 0;
+	struct uet_dpdk_clock waited;
 	unsigned int tries;
 
 	for (tries = 0;; tries++) {
@@ -182,9 +173,9 @@ read_slot(const struct uet_dpdk_tel *t, struct tel_host *copy, uint32_t *n, uint
 			rte_pause();
 			continue;
 		}
-		if (deadline == 0)
-			deadline = mono_ns() + READ_WAIT_NS;
-		else if (mono_ns() > deadline)
+		if (tries == READ_SPINS)
+			uet_dpdk_clock_init(&waited);
+		else if (uet_dpdk_now_ns(&waited) > READ_WAIT_NS)
 			return false;
 		nanosleep(&nap, NULL);
 	}

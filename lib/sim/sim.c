@@ -414,7 +414,6 @@ port_tx_done(struct sim *s, void *a, uint64_t b)
 	struct sim_port *p = a;
 
 	(void)b;
-	p->busy = false;
 	p->tx_len = 0;
 	port_try_send(s, p);
 }
@@ -498,7 +497,7 @@ port_try_send(struct sim *s, struct sim_port *p)
 	struct sim_pkt *dup;
 	int copies = 1, i;
 
-	if (p->busy)
+	if (p->tx_len != 0)
 		return;
 	pkt = q_pop(&p->q[0]);
 	if (pkt == NULL) {
@@ -510,7 +509,6 @@ port_try_send(struct sim *s, struct sim_port *p)
 		pkt = host_pull(s, &s->hosts[p->node->idx]);
 	if (pkt == NULL)
 		return;
-	p->busy = true;
 	p->tx_len = pkt->len;
 	tx_ps = ((uint64_t)(pkt->len + WIRE_OVERHEAD) * 8 * 1000000000000ULL + p->rate_bps - 1) /
 		p->rate_bps;

@@ -72,10 +72,9 @@ struct sim_port {
 	uint64_t lat_ps;      /* link latency + switch latency at the far end */
 	uint64_t buf_bytes, kmin, kmax;
 	struct pktq q[2];
-	uint32_t tx_len;      /* the frame on the wire while busy (its buffer
+	uint32_t tx_len;      /* the frame on the wire, 0 when idle (its buffer
 			       * is held until it has left) */
 	bool trim;
-	bool busy;
 	bool up;              /* legacy per-port switch (sim_port_set_up) */
 	bool failed;          /* link or an end switch down: carries nothing */
 	bool link_down;       /* the cable itself (sim_link_down_at) */
