@@ -19,7 +19,9 @@
  * it into time with timeFromUs() and save() writes timeAsUs(), so `start`
  * is in microseconds (fractional allowed); `size` is bytes, and `size 0`
  * means the default flow size (spec->size_bytes here, -flowsize there).
- * `prio` is accepted and ignored.
+ * `prio` is accepted and ignored. Each line is a connection of its own
+ * there (one UecSrc per line), so here the n-th line from S to D is
+ * stream n: its own PDC, not a message queued behind the pair's others.
  *
  * Triggers (htsim trigger.cpp): a connection with send_done_trigger X
  * activates X when its sender finishes, recv_done_trigger X when its
@@ -537,24 +539,47 @@ check_triggers(struct cm *c)
 	return 0;
 }
 
-/* Append the flows in file order, triggers as deps. */
+/*
+ * Append the flows in file order, triggers as deps. htsim makes every
+ * connection line its own connection (a UecSrc/UecSink pair, its own
+ * window and load-balancer state), however many lines a pair has: the
+ * n-th line from S to D here is stream n, its own PDC, so such lines run
+ * side by side as there instead of queueing as messages on one PDC.
+ */
 static int
 emit(struct cm *c)
 {
 	uint32_t i, j, *seen;
+	struct uet_hmap pairs = { 0 };
 	int rc = 0;
 
 	seen = calloc(c->ntrig ? c->ntrig : 1, sizeof(*seen)); /* targets emitted so far */
-	if (seen == NULL)
+	if (seen == NULL || uet_hmap_init(&pairs, c->nconn ? c->nconn : 1) < 0) {
+		free(seen);
+		uet_hmap_fini(&pairs);
 		return UET_ERR_NOMEM;
+	}
 	for (i = 0; i < c->nconn && rc == 0; i++) {
 		const struct cm_conn *k = &c->conns[i];
+		uint64_t pair = (uint64_t)k->src << 32 | k->dst;
+		uint32_t nth = 0;
 		struct uet_wl_flow f = {
 			.src = k->src, .dst = k->dst, .size_bytes = k->size,
 			.start_ns = k->trig ? 0 : k->start_ns, .tag = k->id,
 		};
 		const struct cm_trig *t;
 
+		if (uet_hmap_get(&pairs, pair, &nth) && nth >= UET_WL_MAX_STREAMS) {
+			rc = cm_err(c, k->line, "more than %u connections from %u to %u (each is its "
+						"own PDC, and stream ids are 16 bits)",
+				    UET_WL_MAX_STREAMS, k->src, k->dst);
+			break;
+		}
+		f.stream = (uint16_t)nth;
+		if (uet_hmap_put(&pairs, pair, nth + 1) < 0) {
+			rc = UET_ERR_NOMEM;
+			break;
+		}
 		if ((rc = uet_wl_bld_flow(c->b, &f, c->err, c->errlen)) < 0 || !k->trig)
 			continue;
 		t = &c->trigs[k->trig - 1];
@@ -587,6 +612,7 @@ emit(struct cm *c)
 		}
 	}
 	free(seen);
+	uet_hmap_fini(&pairs);
 	return rc;
 }
 

@@ -95,7 +95,9 @@ int uet_wl_pattern_parse(const char *name, enum uet_wl_pattern *out);
  *               format): `Nodes` gives hosts (spec->hosts must be 0 or
  *               equal), `start` is in microseconds, `size 0` means
  *               spec->size_bytes, triggers become dependencies, `failure`
- *               lines are counted in wl->unsupported. streams and
+ *               lines are counted in wl->unsupported. Every line is its
+ *               own connection, as in htsim: the n-th line from S to D
+ *               has stream n (n < UET_WL_MAX_STREAMS). streams and
  *               iterations must be 0 or 1.
  *
  * iterations = K > 1 repeats the pattern back to back: the first flow of a

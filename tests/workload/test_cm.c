@@ -335,6 +335,46 @@ test_file_errors(void **state)
 	assert_non_null(strstr(errbuf, ":3: line longer than"));
 }
 
+/* htsim makes every line its own connection: the n-th line of a pair is
+ * stream n (its own PDC), other pairs count from 0. */
+static void
+test_lines_own_pdcs(void **state)
+{
+	static const uint16_t want[] = { 0, 1, 0, 2, 0 };
+	char path[64];
+	struct uet_wl *wl = NULL;
+	uint32_t out[3] = { 0 }, in[3] = { 0 }, fout[3] = { 0 }, fin[3] = { 0 }, i;
+	FILE *f;
+
+	(void)state;
+	write_tmp(path, sizeof(path),
+		  "Nodes 3\nConnections 5\n0->1 start 0 size 10\n0->1 start 1 size 10\n"
+		  "1->0 start 0 size 10\n0->1 start 2 size 10\n0->2 start 0 size 10\n");
+	assert_int_equal(load(path, 0, &wl), 0);
+	unlink(path);
+	assert_int_equal(wl->nflows, 5);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(wl->flows[i].stream, want[i]);
+	assert_int_equal(uet_wl_count_pdcs(wl, out, in, fout, fin), 0);
+	assert_int_equal(out[0], 4); /* three PDCs to host 1, one to host 2 */
+	assert_int_equal(in[1], 3);
+	assert_int_equal(fout[0], 4);
+	uet_wl_free(wl);
+
+	/* Stream ids are 16 bits: a pair's 65,537th line is an error. */
+	write_tmp(path, sizeof(path), "Nodes 2\nConnections 65537\n");
+	f = fopen(path, "a");
+	assert_non_null(f);
+	for (i = 0; i < 65537; i++)
+		fputs("0->1 start 0 size 1\n", f);
+	assert_int_equal(fclose(f), 0);
+	wl = NULL;
+	assert_int_equal(load(path, 0, &wl), UET_ERR_INVAL);
+	unlink(path);
+	assert_null(wl);
+	assert_non_null(strstr(errbuf, ":65539: more than 65536 connections from 0 to 1"));
+}
+
 int
 main(void)
 {
@@ -345,6 +385,7 @@ main(void)
 		cmocka_unit_test(test_crlf_comments),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_lines_own_pdcs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
