@@ -8,6 +8,7 @@ usage: sim_cli_test.py UET_SIM
 """
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -280,6 +281,49 @@ def case_paper_figures(exe, tmp):
     cmds = open(jl).read().splitlines()
     assert sum("--nodes 1024 --pattern incast --fanin 8 --root 511" in c
                for c in cmds) == 27, cmds
+    # Its data-center traces: every flow its own line; a partner per host
+    # under another ToR, each receiver taken once, 5% of flows elsewhere;
+    # each host's next flow starts when the last had its share of the link.
+    dc = [c for c in cmds if " --pattern cm --cm " in c]
+    assert len(dc) == 20 and all("/dc-128-" in c for c in dc), dc
+    for load in (0.4, 1.0):
+        lines = open(os.path.join(out, "dc-128-%s-1.cm" % load)).read().splitlines()
+        assert lines[0] == "Nodes 128" and int(lines[1].split()[1]) == len(lines) - 2
+        per = {}
+        for ln in lines[2:]:
+            pair, _, start, _, size = ln.split()
+            src, dst = map(int, pair.split("->"))
+            per.setdefault(src, []).append((float(start), dst, int(size)))
+        assert sorted(per) == list(range(128)), sorted(per)
+        partners, others, total = set(), 0, 0
+        for src, fl in per.items():
+            dsts = [d for _, d, _ in fl]
+            partner = max(set(dsts), key=dsts.count)
+            assert partner // 8 != src // 8 and src not in dsts, (src, partner)
+            partners.add(partner)
+            others += len(dsts) - dsts.count(partner)
+            total += len(dsts)
+            sent = 0
+            for start, _, size in fl:
+                assert abs(start - sent * 8 / (400e9 * load) * 1e6) < 1e-3, (src, start)
+                sent += size
+            assert (sent - fl[-1][2]) * 8 / (400e9 * load) < 0.005 <= sent * 8 / (400e9 * load)
+        assert len(partners) == 128 and 0.02 < others / total < 0.08, (len(partners), others,
+                                                                         total)
+    r = subprocess.run(base + ["--setup", "artifact", "--figs", "3", "--joblist", jl],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    dc = [c.split(" -J ")[0] for c in open(jl).read().splitlines() if "/dc-32-0.4-1.cm" in c]
+    assert len(dc) == 5, dc
+    lines = open(os.path.join(out, "dc-32-0.4-1.cm")).read().splitlines()
+    assert lines[0] == "Nodes 128" and all(int(ln.split("->")[0]) < 32 and
+                                           int(ln.split("->")[1].split()[0]) < 32
+                                           for ln in lines[2:]), lines[:4]
+    rep = os.path.join(tmp, "dc.json")
+    run(exe, shlex.split(dc[0].split(None, 1)[1].replace("--lb ecmp", "--lb reps")) +
+        ["-J", rep])
+    end = json.load(open(rep))["end"]
+    assert end["flow_counts"]["ok"] == len(lines) - 2, end["flow_counts"]
 
 
 def case_progress(exe, tmp):
