@@ -313,17 +313,25 @@ def case_paper_figures(exe, tmp):
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "3", "--joblist", jl],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    dc = [c.split(" -J ")[0] for c in open(jl).read().splitlines() if "/dc-32-0.4-1.cm" in c]
+    dc = [c.split(" -J ")[0] for c in open(jl).read().splitlines() if "/dc-32-1.0-1.cm" in c]
     assert len(dc) == 5, dc
-    lines = open(os.path.join(out, "dc-32-0.4-1.cm")).read().splitlines()
+    lines = open(os.path.join(out, "dc-32-1.0-1.cm")).read().splitlines()
     assert lines[0] == "Nodes 128" and all(int(ln.split("->")[0]) < 32 and
                                            int(ln.split("->")[1].split()[0]) < 32
                                            for ln in lines[2:]), lines[:4]
-    rep = os.path.join(tmp, "dc.json")
-    run(exe, shlex.split(dc[0].split(None, 1)[1].replace("--lb ecmp", "--lb reps")) +
-        ["-J", rep])
-    end = json.load(open(rep))["end"]
-    assert end["flow_counts"]["ok"] == len(lines) - 2, end["flow_counts"]
+    # The paper's claim at full load, as the artifact ran it (seed 1: REPS
+    # 2.2% sooner on average): every flow completes, every drop is resent
+    # once, and REPS's mean FCT is at least 1% under OPS's.
+    mean = {}
+    for lb in ("ops", "reps"):
+        rep = os.path.join(tmp, "dc-%s.json" % lb)
+        run(exe, shlex.split(dc[0].split(None, 1)[1].replace("--lb ecmp", "--lb " + lb)) +
+            ["-J", rep])
+        end = json.load(open(rep))["end"]
+        assert end["flow_counts"]["ok"] == len(lines) - 2, end["flow_counts"]
+        assert end["losses"]["retransmissions"] == end["losses"]["network_drops"] > 0
+        mean[lb] = end["fct"]["mean_ns"]
+    assert mean["reps"] < 0.99 * mean["ops"], mean
 
 
 def case_progress(exe, tmp):

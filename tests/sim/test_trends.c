@@ -150,6 +150,21 @@ release(struct outcome *o)
 	o->series = NULL;
 }
 
+/* The smallest and largest of v[0..n-1], n > 0. */
+static void
+min_max(const double *v, size_t n, double *lo, double *hi)
+{
+	size_t i;
+
+	*lo = *hi = v[0];
+	for (i = 1; i < n; i++) {
+		if (v[i] < *lo)
+			*lo = v[i];
+		if (v[i] > *hi)
+			*hi = v[i];
+	}
+}
+
 /* 1. Symmetric, 128 hosts (16 ToRs of 8, 8 spines): every flow crosses
  * the spines; ECMP collides flows on uplinks, OPS sprays obliviously,
  * REPS recycles EVs that came back unmarked. */
@@ -501,7 +516,7 @@ test_paper_baselines(void **state)
 	 * waits for the profile's 70 us timeout). */
 	{
 		const double line_us = 8.0 * 4 * 1048576 * 8 / 400e3;
-		double lo = 1e18, hi = 0;
+		double lo, hi;
 
 		for (l = 0; l < N; l++) {
 			simulate(&r, "--profile", "reps-paper", "--nodes", "128", "--pattern",
@@ -509,12 +524,9 @@ test_paper_baselines(void **state)
 				 "1", "--seed", "2", "--lb", lbs[l], NULL);
 			assert_int_equal(r.ok, 8);
 			us[l] = (double)r.fct_max_ns / 1e3;
-			if (us[l] < lo)
-				lo = us[l];
-			if (us[l] > hi)
-				hi = us[l];
 			release(&r);
 		}
+		min_max(us, N, &lo, &hi);
 		note("reps-paper incast 8:1 x 4 MiB (line rate %.1f us): REPS %.1f, OPS %.1f, bitmap "
 		     "%.1f, MPRDMA %.1f, MPTCP-like %.1f, flowlet %.1f, PLB %.1f, ECMP %.1f, adaptive "
 		     "routing %.1f us\n", line_us, us[0], us[1], us[2], us[3], us[4], us[5], us[6],
@@ -527,7 +539,7 @@ test_paper_baselines(void **state)
 	 * load balancer finishes within 1% of the fastest, with no drop and
 	 * no ECN mark (the paper: "the same for most load balancers"). */
 	{
-		double lo = 1e18, hi = 0;
+		double lo, hi;
 
 		for (l = 0; l < N; l++) {
 			simulate(&r, "--profile", "reps-paper", "--nodes", "128", "--pattern",
@@ -539,12 +551,9 @@ test_paper_baselines(void **state)
 			assert_int_equal(r.drops_queue, 0);
 			assert_int_equal(r.ecn_marks, 0);
 			us[l] = (double)r.completion_ns / 1e3;
-			if (us[l] < lo)
-				lo = us[l];
-			if (us[l] > hi)
-				hi = us[l];
 			release(&r);
 		}
+		min_max(us, N, &lo, &hi);
 		note("reps-paper ring all-reduce 128 x 4 MB: REPS %.1f, OPS %.1f, bitmap %.1f, "
 		     "MPRDMA %.1f, MPTCP-like %.1f, flowlet %.1f, PLB %.1f, ECMP %.1f, adaptive "
 		     "routing %.1f us\n", us[0], us[1], us[2], us[3], us[4], us[5], us[6], us[7],
