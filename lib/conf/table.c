@@ -148,7 +148,7 @@ const struct opt opt_table[] = {
 	  .help = "messages each stream keeps in flight" },
 	{ .lname = "load", .sec = "workload", .key = "load", DBL(load, 0.5, 0, 1),
 	  .flags = F_SYM, .meta = "FRAC",
-	  .help = "websearch, cm: offered load as a fraction of the link rate" },
+	  .help = "websearch: offered load as a fraction of the link rate" },
 	{ .lname = "cm", .sec = "workload", .key = "cm", .type = T_PATH_IN, FLD(cm),
 	  .meta = "FILE", .help = "connection matrix of --pattern cm" },
 	{ .lname = "verify", .sec = "workload", .key = "verify", .type = T_BOOL,
