@@ -261,11 +261,18 @@ def case_paper_figures(exe, tmp):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     cmds = open(jl).read().splitlines()
-    assert len(cmds) == 81 and all(
+    synth = [c for c in cmds if "--pattern cm" not in c]
+    assert len(synth) == 81 and all(
         "--nodes 128" in c and "--ar-tie-first" in c and
         all("link-rate:0:tor%d.up0:200:dir=up" % t in c for t in (0, 4, 8, 12))
-        for c in cmds), cmds[:2]
-    assert sum("--pattern incast --fanin 8 --root 63" in c for c in cmds) == 27
+        for c in synth), synth[:2]
+    assert sum("--pattern incast --fanin 8 --root 63" in c for c in synth) == 27
+    # ... and run_dc.py's traces (-failed 4 without -skip_asy: ToR 0's
+    # uplinks to spines 0-3), 4 loads x 9 load balancers.
+    dc = [c for c in cmds if "--pattern cm" in c]
+    assert len(dc) == 36 and all(
+        "/dc-32-" in c and all("link-rate:0:tor0.up%d:200:dir=up" % u in c for u in range(4))
+        and "tor4." not in c for c in dc), dc[:2]
     # Fig. 6 as run_bg.py: the same set, healthy, every tenth host on ECMP,
     # trimming on.
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "6", "--joblist", jl],
