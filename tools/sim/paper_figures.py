@@ -384,7 +384,6 @@ class Fig3:
                                     traces[(load, s)], "--lb", lb], s))
         return out
 
-
     def table(self, a, res):
         out = ["Permutation and tornado, 8 MiB per host%s; mean of %d seeds (range):\n" % (
             scale_note(a), a.seeds),
