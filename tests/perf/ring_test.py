@@ -12,6 +12,7 @@ usage: ring_test.py UET_PERF [CASE...]
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -239,6 +240,15 @@ def long_run(exe, tmp, prefix, extra):
                             text=True), out
 
 
+def end_run(p, prefix, timeout):
+    """Wait for a long_run process and remove the runtime directory its
+    shared EAL config left (EAL does not remove it at exit)."""
+    try:
+        return p.communicate(timeout=timeout)
+    finally:
+        shutil.rmtree(telemetry_query.runtime_dir(prefix), ignore_errors=True)
+
+
 def case_telemetry(exe, tmp):
     p, out = long_run(exe, tmp, "uettel%d" % os.getpid(), ["--duration", "25"])
     try:
@@ -281,7 +291,7 @@ def case_telemetry(exe, tmp):
                 assert isinstance(v, dict), (cmd, v)
     finally:
         p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=60)
+        _, err = end_run(p, "uettel%d" % os.getpid(), 60)
     assert p.returncode == 0, err
 
 
@@ -289,7 +299,7 @@ def case_sigint(exe, tmp):
     p, out = long_run(exe, tmp, "uetint%d" % os.getpid(), ["--duration", "30"])
     time.sleep(1.5)
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=30)
+    _, err = end_run(p, "uetint%d" % os.getpid(), 30)
     # Interrupted before its end: not a complete run, but the report is
     # still written, with the interruption on the timeline.
     with open(out) as f:

@@ -13,10 +13,15 @@ import socket
 import sys
 
 
-def query(prefix, cmd):
+def runtime_dir(prefix):
+    """EAL's runtime directory for --file-prefix PREFIX (DPDK's rule)."""
     base = "/var/run/dpdk" if os.getuid() == 0 else os.path.join(
         os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
-    path = os.path.join(base, prefix, "dpdk_telemetry.v2")
+    return os.path.join(base, prefix)
+
+
+def query(prefix, cmd):
+    path = os.path.join(runtime_dir(prefix), "dpdk_telemetry.v2")
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(path)
     json.loads(s.recv(16384).decode())  # greeting

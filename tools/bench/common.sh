@@ -34,11 +34,20 @@ perf_loop() { # FILE [uet-perf options]
 		--size 1M --duration "$T" --mtu 4096 -i 0 --json "$json" "$@" >"$TMP/p.txt" 2>&1
 }
 
+# Remove the runtime directories EAL leaves for --file-prefix TAG and
+# TAG<letter>... (it does not remove them at exit; DPDK's rule for where).
+dpdk_runtime_rm() { # TAG
+	local base=/var/run/dpdk
+	[ "$(id -u)" -eq 0 ] || base="${XDG_RUNTIME_DIR:-/tmp}/dpdk"
+	rm -rf "${base:?}/$1" "$base/$1"[!0-9]* 2>/dev/null || true
+}
+
 # A scratch directory ($TMP) and a tag for the --file-prefix of every
 # uet-perf the script starts ($TAG); at exit both go, with any uet-perf
-# still running (KEEP=1 keeps the directory).
+# still running and EAL's runtime directories (KEEP=1 keeps the scratch
+# directory).
 bench_scratch() { # TAG_PREFIX
 	TMP=$(mktemp -d)
 	TAG="$1$$"
-	trap 'pkill -f "file-prefix ${TAG}" 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT INT TERM
+	trap 'pkill -f "file-prefix ${TAG}" 2>/dev/null || true; dpdk_runtime_rm "$TAG"; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT INT TERM
 }

@@ -20,6 +20,7 @@
 # the reports in the printed directory.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tools/bench/common.sh
 
 WHICH=${1:-all}
 T=${SECONDS_RUN:-10}
@@ -32,6 +33,7 @@ HOG=""
 cleanup() {
 	[ -z "$HOG" ] || kill "$HOG" 2>/dev/null || true
 	pkill -f "file-prefix ${TAG}" 2>/dev/null || true
+	dpdk_runtime_rm "${TAG}"
 	if [ -n "${KEEP:-}" ]; then echo "reports in $TMP"; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT INT TERM

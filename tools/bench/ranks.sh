@@ -15,6 +15,7 @@
 # reflective relay); the script turns it on.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tools/bench/common.sh
 PERF=${UET_PERF:-build/apps/uet-perf/uet-perf}
 PROCS=${PROCS:-4}
 RANKS=${RANKS:-64}
@@ -26,6 +27,7 @@ T="rk$$"
 TMP=$(mktemp -d)
 cleanup() {
 	pkill -f -- "--file-prefix ${T}h" 2>/dev/null || true
+	dpdk_runtime_rm "${T}"
 	for i in $(seq 1 "$PROCS"); do ip netns del "${T}h$i" 2>/dev/null || true; done
 	ip netns del "${T}s" 2>/dev/null || true
 	rm -rf "$TMP"
