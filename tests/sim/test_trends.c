@@ -457,6 +457,15 @@ test_ev_set(void **state)
 	assert_true((double)fct[1][0] / fct[1][2] < (double)fct[0][0] / fct[0][2] - 0.1);
 }
 
+/* One figure per load balancer of test_paper_baselines' list, in its order. */
+static void
+note_lbs(const char *what, const double *us)
+{
+	note("%s: REPS %.1f, OPS %.1f, bitmap %.1f, MPRDMA %.1f, MPTCP-like %.1f, flowlet %.1f, "
+	     "PLB %.1f, ECMP %.1f, adaptive routing %.1f us\n", what, us[0], us[1], us[2], us[3],
+	     us[4], us[5], us[6], us[7], us[8]);
+}
+
 /* 6. The paper's baselines with its setup: 128 hosts, 4 MiB permutation. */
 static void
 test_paper_baselines(void **state)
@@ -478,9 +487,7 @@ test_paper_baselines(void **state)
 		us[l] = (double)r.completion_ns / 1e3;
 		release(&r);
 	}
-	note("reps-paper permutation 128 x 4 MiB: REPS %.1f, OPS %.1f, bitmap %.1f, MPRDMA "
-	     "%.1f, MPTCP-like %.1f, flowlet %.1f, PLB %.1f, ECMP %.1f, adaptive routing %.1f "
-	     "us\n", us[0], us[1], us[2], us[3], us[4], us[5], us[6], us[7], us[8]);
+	note_lbs("reps-paper permutation 128 x 4 MiB", us);
 	/* REPS first; the per-packet schemes within 15% of OPS. */
 	for (l = 1; l < N; l++)
 		assert_true(us[0] <= us[l]);
@@ -527,10 +534,8 @@ test_paper_baselines(void **state)
 			release(&r);
 		}
 		min_max(us, N, &lo, &hi);
-		note("reps-paper incast 8:1 x 4 MiB (line rate %.1f us): REPS %.1f, OPS %.1f, bitmap "
-		     "%.1f, MPRDMA %.1f, MPTCP-like %.1f, flowlet %.1f, PLB %.1f, ECMP %.1f, adaptive "
-		     "routing %.1f us\n", line_us, us[0], us[1], us[2], us[3], us[4], us[5], us[6],
-		     us[7], us[8]);
+		note("reps-paper incast 8:1 x 4 MiB: line rate %.1f us\n", line_us);
+		note_lbs("reps-paper incast 8:1 x 4 MiB", us);
 		assert_true(hi <= 1.1 * lo);
 		assert_true(hi <= 1.2 * line_us);
 	}
@@ -554,10 +559,7 @@ test_paper_baselines(void **state)
 			release(&r);
 		}
 		min_max(us, N, &lo, &hi);
-		note("reps-paper ring all-reduce 128 x 4 MB: REPS %.1f, OPS %.1f, bitmap %.1f, "
-		     "MPRDMA %.1f, MPTCP-like %.1f, flowlet %.1f, PLB %.1f, ECMP %.1f, adaptive "
-		     "routing %.1f us\n", us[0], us[1], us[2], us[3], us[4], us[5], us[6], us[7],
-		     us[8]);
+		note_lbs("reps-paper ring all-reduce 128 x 4 MB", us);
 		assert_true(hi <= 1.01 * lo);
 	}
 }
