@@ -24,8 +24,11 @@ import cases  # noqa: E402
 import pcapcheck  # noqa: E402
 import telemetry_query  # noqa: E402
 
+# A prefix of our own, so that the runtime directory EAL leaves at exit is
+# ours to remove (main, below), not the shared default "rte".
+PREFIX = "uetr%d" % os.getpid()
 EAL = ["--no-huge", "--no-shconf", "--no-pci", "-l", "0", "--vdev=net_ring0",
-       "--log-level=error"]
+       "--log-level=error", "--file-prefix", PREFIX]
 
 
 def endpoints(n):
@@ -233,7 +236,7 @@ def case_bad_input(exe, tmp):
 
 def long_run(exe, tmp, prefix, extra):
     out = os.path.join(tmp, prefix + ".json")
-    eal = [a for a in EAL if a != "--no-shconf"] + ["--file-prefix", prefix]
+    eal = [a for a in EAL[:-2] if a != "--no-shconf"] + ["--file-prefix", prefix]
     cmd = [exe] + eal + ["--"] + endpoints(2) + ["--pattern", "pair", "--size", "4M",
                                                   "--json", out] + extra
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -582,4 +585,8 @@ CASES = {"pair": case_pair, "bad_input": case_bad_input, "telemetry": case_telem
 
 
 if __name__ == "__main__":
-    sys.exit(cases.run(CASES))
+    try:
+        rc = cases.run(CASES)
+    finally:
+        shutil.rmtree(telemetry_query.runtime_dir(PREFIX), ignore_errors=True)
+    sys.exit(rc)

@@ -36,7 +36,8 @@ cleanup() {
 	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null || true
 	ip netns del "$NSA" 2>/dev/null || true
 	ip netns del "$NSB" 2>/dev/null || true
-	rm -rf "$TMP"
+	# EAL's runtime directories (it leaves them at exit): ${TAG}a, b, h1-3.
+	rm -rf "$TMP" /var/run/dpdk/"${TAG}"[abh]*
 }
 trap cleanup EXIT INT TERM
 
