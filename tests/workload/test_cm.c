@@ -52,6 +52,19 @@ write_tmp(char *path, size_t len, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* Load `text` through a temporary file (its name left in path for the
+ * error's prefix), then remove the file. */
+static int
+load_text(char *path, size_t len, const char *text, uint64_t size_bytes, struct uet_wl **wl)
+{
+	int rc;
+
+	write_tmp(path, len, text);
+	rc = load(path, size_bytes, wl);
+	unlink(path);
+	return rc;
+}
+
 static void
 expect_dep(const struct uet_wl *wl, uint32_t flow, uint32_t k, uint32_t on_flow,
 	   enum uet_wl_on on)
@@ -196,11 +209,11 @@ test_crlf_comments(void **state)
 	struct uet_wl *wl = NULL;
 
 	(void)state;
-	write_tmp(path, sizeof(path),
-		  "# comment\r\n\r\nNodes\t3\r\nConnections 2\r\n  # indented comment\r\n"
-		  "0->1\tstart 1.5 size 7\r\n 2->0 start 0 size 9 id 4\r\n");
-	assert_int_equal(load(path, 0, &wl), 0);
-	unlink(path);
+	assert_int_equal(load_text(path, sizeof(path),
+				   "# comment\r\n\r\nNodes\t3\r\nConnections 2\r\n  # indented "
+				   "comment\r\n0->1\tstart 1.5 size 7\r\n 2->0 start 0 size 9 id 4\r\n",
+				   0, &wl),
+			 0);
 	assert_int_equal(wl->hosts, 3);
 	assert_int_equal(wl->nflows, 2);
 	assert_int_equal(wl->flows[0].start_ns, 1500);
@@ -282,9 +295,7 @@ test_malformed(void **state)
 		struct uet_wl *wl = (struct uet_wl *)1;
 		int rc;
 
-		write_tmp(path, sizeof(path), bad[i].text);
-		rc = load(path, 0, &wl);
-		unlink(path);
+		rc = load_text(path, sizeof(path), bad[i].text, 0, &wl);
 		if (bad[i].line)
 			snprintf(prefix, sizeof(prefix), "%s:%u: ", path, bad[i].line);
 		else
@@ -328,10 +339,8 @@ test_file_errors(void **state)
 	memset(big + strlen(big), ' ', UET_WL_CM_MAX_LINE);
 	strcpy(big + strlen("Nodes 4\nConnections 1\n0->1 start 0 size 1") + UET_WL_CM_MAX_LINE,
 	       "\n");
-	write_tmp(path, sizeof(path), big);
+	assert_int_equal(load_text(path, sizeof(path), big, 1, &wl), UET_ERR_INVAL);
 	free(big);
-	assert_int_equal(load(path, 1, &wl), UET_ERR_INVAL);
-	unlink(path);
 	assert_non_null(strstr(errbuf, ":3: line longer than"));
 }
 
@@ -347,11 +356,12 @@ test_lines_own_pdcs(void **state)
 	FILE *f;
 
 	(void)state;
-	write_tmp(path, sizeof(path),
-		  "Nodes 3\nConnections 5\n0->1 start 0 size 10\n0->1 start 1 size 10\n"
-		  "1->0 start 0 size 10\n0->1 start 2 size 10\n0->2 start 0 size 10\n");
-	assert_int_equal(load(path, 0, &wl), 0);
-	unlink(path);
+	assert_int_equal(load_text(path, sizeof(path),
+				   "Nodes 3\nConnections 5\n0->1 start 0 size 10\n0->1 start 1 size "
+				   "10\n1->0 start 0 size 10\n0->1 start 2 size 10\n0->2 start 0 size "
+				   "10\n",
+				   0, &wl),
+			 0);
 	assert_int_equal(wl->nflows, 5);
 	for (i = 0; i < 5; i++)
 		assert_int_equal(wl->flows[i].stream, want[i]);
