@@ -214,6 +214,10 @@ struct uet_ep_config {
 	uint64_t rto_ns;          /* fixed RTO; 0 = adaptive (srtt + 4 rttvar) */
 	uint64_t rto_min_ns;      /* default 4 x base_rtt */
 	uint64_t rto_max_ns;      /* cap of backoff; default 10 ms */
+	bool rto_no_backoff;      /* an expiry does not double the timer:
+				   * each waits rto again, as the UEC
+				   * reference's per-packet timer; default
+				   * off (doubles up to rto_max_ns) */
 	uint32_t max_rto_retx;    /* recovery episodes (RTO expiries or probe
 				   * loss declarations) in a row without
 				   * progress before the PDC fails; default 12

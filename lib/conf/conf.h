@@ -201,6 +201,7 @@ struct uet_perf_opts {
 	uint64_t rto_ns;
 	uint64_t rto_min_ns;
 	uint64_t rto_max_ns;                 /* 0: the endpoint's (10 ms) */
+	bool rto_backoff;
 	uint32_t max_rto_retx;               /* 0: the endpoint's (12) */
 	char loss_detect[UET_PERF_NAME_MAX]; /* uet_perf_loss_detect[] */
 	char profile[UET_PERF_NAME_MAX];     /* uet_perf_profiles[] */

@@ -38,6 +38,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	c->rto_min_ns = o->rto_min_ns;
 	if (o->rto_max_ns != 0)
 		c->rto_max_ns = o->rto_max_ns;
+	c->rto_no_backoff = !o->rto_backoff;
 	if (o->max_rto_retx != 0)
 		c->max_rto_retx = o->max_rto_retx;
 	for (int i = 0; uet_perf_loss_detect[i] != NULL; i++)

@@ -114,7 +114,7 @@ tx_rto(const struct uet_ep *ep, const struct pdc *p)
 		r = rto_learned(p);
 	if (r > ep->rto_max_ns)
 		r = ep->rto_max_ns;
-	if (p->tx.rto_backoff > 0) {
+	if (p->tx.rto_backoff > 0 && !ep->cfg.rto_no_backoff) {
 		uint32_t b = p->tx.rto_backoff > 20 ? 20 : p->tx.rto_backoff;
 
 		r <<= b;

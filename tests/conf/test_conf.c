@@ -1146,6 +1146,7 @@ test_to_ep_config(void **state)
 	assert_int_equal(c.link_bps, 100000000000ULL);
 	assert_int_equal(c.max_pdcs, 256); /* untouched: uet_ep_config_default */
 	assert_int_equal(c.seed, 1);
+	assert_false(c.rto_no_backoff);
 
 	assert_int_equal(parse(o, "--lb", "reps", "--reps-freeze-ns", "2000", "--reps-no-freeze",
 			       "--reps-reuse", "3", "--cc", "dctcp", "--dctcp-g-shift", "7",
@@ -1370,6 +1371,8 @@ test_profile(void **state)
 	assert_string_equal(a->cc, "dctcp-mprdma");
 	assert_int_equal(a->ev_count, 65535);
 	assert_int_equal(a->rto_ns, 70000);
+	assert_false(a->rto_backoff);
+	assert_int_equal(a->max_rto_retx, 1000);
 	assert_int_equal(a->ack_every_bytes, 0);
 	assert_false(a->trim);
 	assert_int_equal(a->plb_ce_pct, 25);
@@ -1378,6 +1381,8 @@ test_profile(void **state)
 		fail_msg("%s", err);
 	assert_ptr_equal(c.cc, &uet_cc_dctcp_mprdma);
 	assert_int_equal(c.loss_detect, 1); /* nack-rto */
+	assert_true(c.rto_no_backoff);
+	assert_int_equal(c.max_rto_retx, 1000);
 	assert_int_equal(algo.reps.explore, UET_REPS_EXPLORE_RESET);
 	assert_true(algo.flowlet.ack_clock);
 	/* The file and the command line override the profile; a profile named

@@ -226,13 +226,15 @@ def case_paper_figures(exe, tmp):
     assert "#SBATCH --array=0-4" in open(sl).read()
     r = subprocess.run(base + ["--figs", "9"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "unknown figure '9'" in r.stderr, r.stderr
-    # --setup artifact: the artifact's RTO and trimming on the same figure,
-    # cached beside the profile's runs under their own names.
+    # --setup artifact: the artifact's RTO (without backoff, as its timer)
+    # and trimming on the same figure, cached beside the profile's runs
+    # under their own names.
     r = subprocess.run(base + ["--setup", "artifact", "--joblist", jl], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     cmds = open(jl).read().splitlines()
-    assert len(cmds) == 5 and all("--rto-ns 41500 --trim" in c and "/art-f4-" in c and
+    assert len(cmds) == 5 and all("--rto-ns 41500 --rto-backoff=no --trim" in c and
+                                  "/art-f4-" in c and
                                   "--link-latency-ns 1000 --switch-latency-ns 0" in c
                                   for c in cmds), cmds
     # Every figure draws its PNG (the paper's values marked beside ours).

@@ -606,6 +606,45 @@ test_cumulative_point_resent_first(void **state)
 
 static uint32_t dup_flag_acks, acks_seen;
 
+/* rto_no_backoff: every expiry of a path that stays dead waits the same
+ * fixed timeout (the UEC reference's per-packet timer), where the default
+ * doubles it until an ACK makes progress. A 30 us timer and data that
+ * vanishes for 305 us: expiries at 30, 60, ... 300 us without backoff;
+ * at 30, 90 and 210 us with it. */
+static void
+test_rto_without_backoff(void **state)
+{
+	static const struct {
+		bool no_backoff;
+		uint64_t events;
+	} cases[] = { { true, 10 }, { false, 3 } };
+	struct duo d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct uet_ep_config c;
+
+		duo_config(&c);
+		c.loss_detect = UET_LOSS_NACK_RTO;
+		c.rto_ns = 30000;
+		c.rto_no_backoff = cases[i].no_backoff;
+		c.probe_rtts = 0;
+		c.max_rto_retx = 100;
+		assert_int_equal(duo_init(&d, &c), 0);
+		d.filter = blackhole_filter;
+		blackhole_until_ns = 305000;
+		first_through = UINT32_MAX;
+		assert_int_equal(duo_send(&d, &d.a, 24, 4 * 4096, 0), 0);
+		(void)duo_run(&d, 305000);
+		assert_int_equal(st(&d.a)->rto_events, cases[i].events);
+		assert_true(duo_run(&d, 100000000));
+		assert_true(duo_msg_exact(&d.b, 24, 4 * 4096));
+		assert_int_equal(d.a.tx_done_ok, 1);
+		duo_fini(&d);
+	}
+}
+
 static bool
 dup_and_watch_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 {
@@ -663,6 +702,7 @@ main(void)
 		cmocka_unit_test(test_rto_resend_beats_the_window),
 		cmocka_unit_test(test_suspects_lost_at_next_timeout),
 		cmocka_unit_test(test_cumulative_point_resent_first),
+		cmocka_unit_test(test_rto_without_backoff),
 		cmocka_unit_test(test_dup_flag),
 	};
 

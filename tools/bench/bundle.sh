@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A self-contained copy of this build's benchmark programs, to run the
-# benchmark scripts on a machine that has no DPDK installed (a borrowed
-# many-core box): the very binaries measured here, the shared libraries
+# A self-contained copy of this build's benchmark programs and uet-sim,
+# to run the benchmark scripts or a figure sweep on a machine that has no
+# DPDK installed (a borrowed many-core box): the very binaries measured here, the shared libraries
 # they load (all but the C library's own), and the few DPDK drivers the
 # scripts use (net_ring, the vdev bus, the ring mempool), which the
 # wrappers in DIR/bin load with EAL's -d.
@@ -10,6 +10,7 @@
 #   tools/bench/bundle.sh [DIR]        (default build/bundle)
 #   then, there:  tools/bench/borrowed.sh DIR
 #   or one script: UET_PERF=DIR/bin/uet-perf BENCH_CORE=DIR/bin/bench_core tools/bench/glue.sh
+#   or a figure sweep: tools/sim/paper_figures.py --uet-sim DIR/bin/uet-sim --jobs N ...
 #
 # Keep DIR out of world-writable folders such as /tmp: EAL refuses to load
 # drivers from below one. The target needs a glibc at least as new as the
@@ -24,7 +25,8 @@ DIR=${1:-build/bundle}
 PMD_DIR=${PMD_DIR:-/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0} # Debian 12's DPDK 22.11
 DRIVERS=${DRIVERS:-"librte_net_ring librte_bus_vdev librte_mempool_ring"}
 BUILD=${BUILD:-build}
-PROGS=("$BUILD/apps/uet-perf/uet-perf" "$BUILD/tests/bench/bench_core" "$BUILD/tests/bench/bench_csum")
+PROGS=("$BUILD/apps/uet-perf/uet-perf" "$BUILD/apps/uet-sim/uet-sim" "$BUILD/tests/bench/bench_core"
+	"$BUILD/tests/bench/bench_csum")
 for p in "${PROGS[@]}"; do
 	[ -x "$p" ] || { echo "no $p: build first (tools/setup.sh)"; exit 2; }
 done
