@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A self-contained copy of this build's benchmark programs and uet-sim,
 # to run the benchmark scripts or a figure sweep on a machine that has no
-# DPDK installed (a borrowed many-core box): the very binaries measured here, the shared libraries
-# they load (all but the C library's own), and the few DPDK drivers the
-# scripts use (net_ring, the vdev bus, the ring mempool), which the
-# wrappers in DIR/bin load with EAL's -d.
+# DPDK installed (a borrowed many-core box): the very binaries measured
+# here, the shared libraries they load (all but the C library's own), and
+# the few DPDK drivers the scripts use (net_ring, the vdev bus, the ring
+# mempool), which the wrappers in DIR/bin load with EAL's -d.
 #
 #   tools/bench/bundle.sh [DIR]        (default build/bundle)
 #   then, there:  tools/bench/borrowed.sh DIR
