@@ -215,8 +215,20 @@ def case_paper_figures(exe, tmp):
         assert os.path.getsize(png) > 5000, png
     except ImportError:
         assert "tables only" in p.stderr
-    q = subprocess.run(base + ["--merge"], capture_output=True, text=True, timeout=60)
+    rt = os.path.join(tmp, "retx.md")
+    q = subprocess.run(base + ["--merge", "--retx", rt], capture_output=True, text=True,
+                       timeout=60)
     assert q.returncode == 0 and q.stdout == p.stdout, q.stderr
+    # --retx: one row per scenario, the report's own counts.
+    rows = {x.split(" | ")[0].lstrip("| "): x.split(" | ")
+            for x in open(rt).read().splitlines()[2:]}
+    assert sorted(rows) == ["f4-%s" % lb for lb in sorted(("ecmp", "ops", "bitmap", "reps",
+                                                             "mprdma"))], rows
+    rep = json.load(open(os.path.join(out, "f4-ops-1.json")))
+    rep = rep[-1] if isinstance(rep, list) else rep
+    assert rows["f4-ops"][1] == "1", rows
+    assert int(rows["f4-ops"][2]) == rep["end"]["losses"]["network_drops"] > 0, rows
+    assert int(rows["f4-ops"][4]) == rep["end"]["losses"]["retransmissions"] > 0, rows
     jl, sl = os.path.join(tmp, "jobs.txt"), os.path.join(tmp, "figs.sbatch")
     r = subprocess.run(base + ["--joblist", jl], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

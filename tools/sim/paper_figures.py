@@ -71,6 +71,8 @@ class Run:
         # The cache file's name: the id, prefixed by the setup when it is
         # not the profile's own.
         self.file_id = rid
+        # The seeds of one scenario, summed in --retx's table.
+        self.group = rid[:-len("-%d" % seed)] if seed is not None else rid
         self.args = ["--profile", "reps-paper"] + args + (
             ["--seed", str(seed)] if seed is not None else [])
         self.result = None
@@ -138,6 +140,9 @@ def summary(rep):
         "ok": end["flow_counts"]["ok"], "flows": end["flow_counts"]["total"],
         "drops": end["losses"]["network_drops"], "drops_down": fab["ports"]["drops_down"],
         "retx": end["losses"]["retransmissions"],
+        "trims": end["losses"]["trims"], "spurious": end["losses"]["spurious_retx"],
+        "rto_lost": end["losses"]["declared"]["timeout"],
+        "spurious_rto": end["losses"]["spurious_rto"],
         "failures": fab["failures"], "series": fab.get("series"),
         "flows_rec": end.get("flows", []),
     }
@@ -1104,6 +1109,25 @@ FIGS = {"2": Fig2(), "3": Fig3(), "3s": Fig3Sizes(), "4": Fig4(), "5": Fig5(), "
 # --- running ------------------------------------------------------------------
 
 
+def write_retx(path, runs, res):
+    rows = {}
+    for r in runs:
+        g = rows.setdefault(r.group, [0] * 7)
+        v = res[r.id]
+        g[0] += 1
+        for k, key in enumerate(("drops", "trims", "retx", "spurious", "rto_lost",
+                                 "spurious_rto")):
+            g[k + 1] += v[key]
+    with open(path, "w") as f:
+        f.write("| runs | seeds | network drops | trims | retransmissions | spurious "
+                "(receiver saw a duplicate) | losses declared by RTO | spurious RTOs |\n"
+                "|---|---|---|---|---|---|---|---|\n")
+        for name, g in rows.items():
+            f.write("| %s | %d | %d | %d | %d | %d (%.1f%%) | %d | %d |\n" % (
+                name, g[0], g[1], g[2], g[3], g[4], 100.0 * g[4] / g[3] if g[3] else 0.0,
+                g[5], g[6]))
+
+
 def run_all(runs, a):
     todo = [r for r in runs if load(r, a.out_dir) is None]
     print("%d runs, %d cached in %s" % (len(runs), len(runs) - len(todo), a.out_dir),
@@ -1140,6 +1164,10 @@ def main():
                                                       "uet-sim"))
     ap.add_argument("--joblist", help="write the uet-sim commands, one per line, and stop")
     ap.add_argument("--slurm", help="write a Slurm job-array script over --joblist and stop")
+    ap.add_argument("--retx", metavar="FILE",
+                    help="also write what the transport did (drops, trims, retransmissions, "
+                    "spurious ones, RTO-declared losses), one row per scenario summed over "
+                    "the seeds, to FILE")
     ap.add_argument("--merge", action="store_true",
                     help="run nothing: tables and plots from the JSON in --out-dir")
     a = ap.parse_args()
@@ -1208,6 +1236,8 @@ def main():
             md.append("![%s](%s)\n" % (fig.title, png))
     text = "\n".join(md)
     print(text)
+    if a.retx:
+        write_retx(a.retx, runs, res)
     if a.md:
         with open(a.md, "w") as f:
             f.write(text + "\n")
