@@ -175,6 +175,28 @@ draw_loss_detect(uint64_t seed, struct draw *d)
 }
 
 /*
+ * The timer without backoff (the REPS profile's: a fixed RTO under
+ * nack-rto, as the UEC reference simulator), half the time where the
+ * draws above give that setting, from its own stream so that every other
+ * draw, and with them every regression seed's scenario, stays as it was.
+ * Without backoff a fixed timer of 20 us would exhaust the 200 retries in
+ * a 5 ms fault: 5 ms worth more outlast it, and keep the give-ups (a host
+ * cut off) about as quick as the backed-off timer's.
+ */
+static void
+draw_timer(uint64_t seed, struct draw *d)
+{
+	struct uet_ep_config *c = &d->ep;
+	struct uet_prng r;
+
+	uet_prng_seed(&r, seed ^ 0x7f4a7c159e3779b9ULL);
+	if (c->loss_detect != UET_LOSS_NACK_RTO || c->rto_ns == 0 || uet_prng_below(&r, 2) != 0)
+		return;
+	c->rto_no_backoff = true;
+	c->max_rto_retx = 200 + (uint32_t)(5000000 / c->rto_ns);
+}
+
+/*
  * The fault kinds added later, from a fourth stream (the draws above stay
  * what they were): ECN marks injected on every port, flaps of a healthy
  * uplink with or without routing convergence, a host's link or a spine
@@ -310,6 +332,7 @@ draw_settings(uint64_t seed, struct draw *d)
 	c->cc_cfg = &d->cc;
 	draw_algorithms(seed, d);
 	draw_loss_detect(seed, d);
+	draw_timer(seed, d);
 	draw_extra(seed, d, 2 * d->hpl);
 }
 
@@ -345,10 +368,11 @@ print_draw(uint64_t seed, const struct draw *d)
 	       c->loss_detect == UET_LOSS_NACK_RTO ? "nack-rto" : "adaptive",
 	       (unsigned long long)c->reorder_window_ns);
 	printf("  %u messages; window %u, mss %u, ack every %u B, probe %u RTTs, ooo %u, "
-	       "rto %llu ns, pdcs %u (tx win %u, rx win %u), msgs %u/%u, ctrl %u, "
+	       "rto %llu ns%s, pdcs %u (tx win %u, rx win %u), msgs %u/%u, ctrl %u, "
 	       "idle close %llu ns, %u EVs%s, cwnd %u B\n",
 	       d->msgs, c->window_psns, c->mss_bytes, c->ack_every_bytes, c->probe_rtts,
-	       c->ooo_min_pkts, (unsigned long long)c->rto_ns, c->max_pdcs, c->max_tx_windows,
+	       c->ooo_min_pkts, (unsigned long long)c->rto_ns,
+	       c->rto_no_backoff ? " (no backoff)" : "", c->max_pdcs, c->max_tx_windows,
 	       c->max_rx_windows, c->max_tx_msgs, c->max_rx_msgs, c->ctrl_queue_len,
 	       (unsigned long long)c->pdc_idle_close_ns, c->ev_count,
 	       d->lb.permute ? " (permuted)" : "", d->cc.cwnd_bytes);
