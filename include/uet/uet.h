@@ -386,7 +386,9 @@ struct uet_ep_stats {
 	uint64_t pdcs_opened;
 	uint64_t pdcs_closed;
 	uint64_t pdcs_failed;
-	uint64_t timewait_evictions; /* time-wait records reclaimed early */
+	uint64_t timewait_evictions; /* time-wait records out of quarantine taken
+				     * for a new PDC before their timer reaped
+				     * them */
 	uint64_t path_failures;     /* losses (RTO, OOO count, probe) the
 				     * transport classified as path failures
 				     * (uet_lb_feedback FAILURE) */

@@ -272,12 +272,16 @@ ep_key_tgt(uint32_t src_ip, uint16_t spdcid)
 }
 
 /*
- * The table is full: give up the time-wait record closest to expiry. A
- * live PDC outranks protection against stale copies of a closed one (which
- * the quarantine exists for, and which only a very late packet needs).
+ * The table is full: take a time-wait record whose quarantine has run out
+ * but whose timer has not reaped it yet. One still in quarantine stays: a
+ * late copy of a SYN packet to a forgotten key would open a new PDC and
+ * deliver its message a second time (the fault swarm did it: a copy held
+ * 730 us in a slow uplink's queue). The new PDC waits instead (NO_PDC_AVAIL;
+ * the initiator retries on its timer), as TCP's TIME_WAIT makes a new
+ * connection wait; pdc_quarantine_ns is what bounds that wait.
  */
 static bool
-evict_timewait(struct uet_ep *ep)
+evict_timewait(struct uet_ep *ep, uint64_t now)
 {
 	struct pdc *best = NULL;
 	uint32_t i;
@@ -285,7 +289,7 @@ evict_timewait(struct uet_ep *ep)
 	for (i = 0; i < ep->cfg.max_pdcs; i++) {
 		struct pdc *p = &ep->pdcs[i];
 
-		if (p->role == ROLE_TGT && p->state == PST_TIMEWAIT &&
+		if (p->role == ROLE_TGT && p->state == PST_TIMEWAIT && now >= p->rx.timewait_until &&
 		    (best == NULL || p->rx.timewait_until < best->rx.timewait_until))
 			best = p;
 	}
@@ -304,8 +308,7 @@ ep_pdc_alloc(struct uet_ep *ep, uint8_t role, uint32_t peer_ip, uint64_t hkey,
 	uint32_t slot;
 	uint16_t gen;
 
-	(void)now;
-	if (ep->n_pdc_free == 0 && !evict_timewait(ep))
+	if (ep->n_pdc_free == 0 && !evict_timewait(ep, now))
 		return NULL;
 	slot = ep->pdc_free[ep->n_pdc_free - 1];
 	if (hkey != 0 && uet_hmap_put(&ep->pdc_map, hkey, slot) < 0)

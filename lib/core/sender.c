@@ -1732,10 +1732,15 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 			e = ent_of(ep, p, psn);
 			if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns + age > now)
 				continue;
-			if (e->flags & TXF_HELD) {
+			if (e->flags & (TXF_HELD | TXF_HELD_RTO)) {
 				/* Declared before, resent, and that copy waited
 				 * a timeout too: the loss stands (confirmed by
-				 * silence) and it goes again. */
+				 * silence) and it goes again. Or a suspect of an
+				 * earlier expiry, unacknowledged a whole timeout
+				 * later: lost too, whatever became of that
+				 * expiry's verdict (its resend can wait in the
+				 * queue behind the cumulative point while the
+				 * suspects fill the window). */
 				declare_lost(ep, p, psn, UET_LB_FB_TIMEOUT, now);
 				ep->st.rto_lost_pkts++;
 			} else {

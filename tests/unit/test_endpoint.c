@@ -996,6 +996,47 @@ test_idle_close_and_stale_syn(void **state)
 	duo_fini(&d);
 }
 
+/* A full table keeps a time-wait record until its quarantine ends: the
+ * next PDC waits (NO_PDC_AVAIL, resent on the initiator's timer), and a
+ * stale copy of the closed PDC's SYN packet is still refused. Taking the
+ * record for the new PDC would let that copy open a PDC of its own and
+ * deliver its message twice. */
+static void
+test_full_table_keeps_timewait(void **state)
+{
+	struct uet_ep_config c;
+	struct uet_rx_meta rm = { .src_ip = 0x0a000001, .ev = 7, .ce = false, .trimmed = 0 };
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.max_pdcs = 1;
+	c.pdc_idle_close_ns = 50000;
+	c.pdc_quarantine_ns = 1000000;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = save_first_filter;
+	saved_syn_len = 0;
+	assert_int_equal(duo_send(&d, &d.a, 60, 100, 0), 0);
+	assert_true(duo_run(&d, 500000));
+	assert_true(duo_msg_exact(&d.b, 60, 100));
+	assert_int_equal(count_pdcs(d.a.ep), 0);
+	assert_int_equal(count_pdcs(d.b.ep), 1); /* the time-wait record */
+	/* Another stream: a new PDC, which B's full table refuses. */
+	assert_int_equal(duo_send(&d, &d.a, 61, 100, 1), 0);
+	(void)duo_run(&d, d.now + 20000);
+	assert_true(st(&d.b)->rx_no_resources > 0);
+	assert_int_equal(d.b.rx[61].done, 0);
+	assert_int_equal(uet_ep_read_pkt(d.b.ep, &rm, saved_syn, saved_syn_len, d.now),
+			 UET_ERR_STALE);
+	/* The quarantine ends; the new PDC gets in on a retry. */
+	assert_true(duo_run(&d, d.now + 20000000));
+	assert_true(duo_msg_exact(&d.b, 61, 100));
+	assert_int_equal(d.b.rx[60].done, 1);
+	assert_int_equal(st(&d.b)->msgs_delivered, 2);
+	assert_true(d.now > 1000000);
+	duo_fini(&d);
+}
+
 static uint64_t acks_lost_until;
 static bool lose_tail;
 
@@ -1456,6 +1497,7 @@ main(void)
 		cmocka_unit_test(test_round_robin_between_pdcs),
 		cmocka_unit_test(test_idle_close_and_stale_syn),
 		cmocka_unit_test(test_target_idle_quarantine),
+		cmocka_unit_test(test_full_table_keeps_timewait),
 		cmocka_unit_test(test_target_pdc_table_full),
 		cmocka_unit_test(test_rx_message_pool_full),
 		cmocka_unit_test(test_tx_window_pool_wait),

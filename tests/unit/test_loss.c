@@ -606,6 +606,64 @@ test_cumulative_point_resent_first(void **state)
 
 static uint32_t dup_flag_acks, acks_seen;
 
+static uint64_t head_t0_ns;
+
+/* The first 8 packets of message 25 (every copy), and every data packet
+ * sent in [25, 58) us after head_t0_ns, vanish until then. */
+static bool
+head_and_window_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	if (!a_to_b || !is_data(p) || d->now < head_t0_ns || d->now >= head_t0_ns + 58000)
+		return true;
+	return pkt_index(p) >= 8 && d->now < head_t0_ns + 25000;
+}
+
+/* A timeout whose own packet cannot go first: the head of the message
+ * was lost and its resend too, and part of the window behind it was lost
+ * later, so the timer's packet (the oldest sent) is not the cumulative
+ * point, which takes the one resend a timeout sends whatever the window;
+ * the rest stays in flight as suspects, and 2 round trips (how long they
+ * wait for a verdict) outlast the timer. Suspects unacknowledged a whole
+ * timeout later are lost: the next expiry declares them. It used to mark
+ * them suspects again and push their deadline, so with the timer's own
+ * packet stuck in the queue no verdict came and the flow resent one
+ * packet per timeout (Fig. 7's OPS under the REPS profile, seed 2: one
+ * flow 1.1 ms behind the others). */
+static void
+test_suspects_lost_when_the_verdict_cannot_come(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.cc = uet_cc_find("dctcp-mprdma");
+	c.loss_detect = UET_LOSS_NACK_RTO;
+	c.rto_ns = 30000;
+	c.rto_no_backoff = true;
+	c.probe_rtts = 0;
+	c.max_rto_retx = 100;
+	assert_int_equal(duo_init(&d, &c), 0);
+	/* 20 us round trips: two of them (how long suspects wait for a
+	 * verdict) outlast the 30 us timer. */
+	d.wire_ns = 10000;
+	d.filter = head_and_window_filter;
+	head_t0_ns = UINT64_MAX;
+	/* A first message opens the PDC (its SYN). */
+	assert_int_equal(duo_send(&d, &d.a, 24, 4096, 0), 0);
+	assert_true(duo_run(&d, 1000000));
+	d.now = head_t0_ns = 1000000;
+	assert_int_equal(duo_send(&d, &d.a, 25, 60 * 4096, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 25, 60 * 4096));
+	assert_int_equal(d.a.tx_done_ok, 2);
+	/* Four expiries with suspects declared at the next one; five when
+	 * an expiry only marked them suspects again (the old rule), each
+	 * further one resending a single packet. */
+	assert_true(st(&d.a)->rto_events <= 4);
+	duo_fini(&d);
+}
+
 /* rto_no_backoff: every expiry of a path that stays dead waits the same
  * fixed timeout (the UEC reference's per-packet timer), where the default
  * doubles it until an ACK makes progress. A 30 us timer and data that
@@ -703,6 +761,7 @@ main(void)
 		cmocka_unit_test(test_suspects_lost_at_next_timeout),
 		cmocka_unit_test(test_cumulative_point_resent_first),
 		cmocka_unit_test(test_rto_without_backoff),
+		cmocka_unit_test(test_suspects_lost_when_the_verdict_cannot_come),
 		cmocka_unit_test(test_dup_flag),
 	};
 
