@@ -289,7 +289,8 @@ evict_timewait(struct uet_ep *ep, uint64_t now)
 	for (i = 0; i < ep->cfg.max_pdcs; i++) {
 		struct pdc *p = &ep->pdcs[i];
 
-		if (p->role == ROLE_TGT && p->state == PST_TIMEWAIT && now >= p->rx.timewait_until &&
+		if (p->role == ROLE_TGT && p->state == PST_TIMEWAIT &&
+		    now >= p->rx.timewait_until &&
 		    (best == NULL || p->rx.timewait_until < best->rx.timewait_until))
 			best = p;
 	}

@@ -959,6 +959,22 @@ save_first_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 	return true;
 }
 
+/* Message tag (100 B) from A to B on a PDC that then closes for idleness:
+ * A forgets it, B keeps a time-wait record; saved_syn holds its first
+ * packet. */
+static void
+deliver_and_close(struct duo *d, const struct uet_ep_config *c, uint64_t tag)
+{
+	assert_int_equal(duo_init(d, c), 0);
+	d->filter = save_first_filter;
+	saved_syn_len = 0;
+	assert_int_equal(duo_send(d, &d->a, tag, 100, 0), 0);
+	assert_true(duo_run(d, 500000));
+	assert_true(duo_msg_exact(&d->b, tag, 100));
+	assert_int_equal(count_pdcs(d->a.ep), 0);
+	assert_int_equal(count_pdcs(d->b.ep), 1);
+}
+
 static void
 test_idle_close_and_stale_syn(void **state)
 {
@@ -970,18 +986,11 @@ test_idle_close_and_stale_syn(void **state)
 	duo_config(&c);
 	c.pdc_idle_close_ns = 50000;
 	c.pdc_quarantine_ns = 1000000;
-	assert_int_equal(duo_init(&d, &c), 0);
-	d.filter = save_first_filter;
-	saved_syn_len = 0;
-	assert_int_equal(duo_send(&d, &d.a, 50, 100, 0), 0);
-	assert_true(duo_run(&d, 500000));
-	assert_true(duo_msg_exact(&d.b, 50, 100));
+	deliver_and_close(&d, &c, 50);
 	assert_int_equal(st(&d.a)->pdcs_closed, 1);
 	assert_int_equal(st(&d.a)->tx_close_pkts, 1);
 	assert_int_equal(st(&d.b)->pdcs_closed, 1);
-	assert_int_equal(count_pdcs(d.a.ep), 0);
 	/* B keeps a time-wait record that rejects the stale SYN copy. */
-	assert_int_equal(count_pdcs(d.b.ep), 1);
 	assert_int_equal(uet_ep_read_pkt(d.b.ep, &rm, saved_syn, saved_syn_len, d.now),
 			 UET_ERR_STALE);
 	assert_int_equal(st(&d.b)->msgs_delivered, 1);
@@ -1013,14 +1022,7 @@ test_full_table_keeps_timewait(void **state)
 	c.max_pdcs = 1;
 	c.pdc_idle_close_ns = 50000;
 	c.pdc_quarantine_ns = 1000000;
-	assert_int_equal(duo_init(&d, &c), 0);
-	d.filter = save_first_filter;
-	saved_syn_len = 0;
-	assert_int_equal(duo_send(&d, &d.a, 60, 100, 0), 0);
-	assert_true(duo_run(&d, 500000));
-	assert_true(duo_msg_exact(&d.b, 60, 100));
-	assert_int_equal(count_pdcs(d.a.ep), 0);
-	assert_int_equal(count_pdcs(d.b.ep), 1); /* the time-wait record */
+	deliver_and_close(&d, &c, 60);
 	/* Another stream: a new PDC, which B's full table refuses. */
 	assert_int_equal(duo_send(&d, &d.a, 61, 100, 1), 0);
 	(void)duo_run(&d, d.now + 20000);
