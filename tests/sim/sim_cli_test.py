@@ -6,9 +6,11 @@ the JSON stream, failed runs, and per-port time series.
 
 usage: sim_cli_test.py UET_SIM
 """
+import hashlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -229,10 +231,58 @@ def case_paper_figures(exe, tmp):
     assert rows["f4-ops"][1] == "1", rows
     assert int(rows["f4-ops"][2]) == rep["end"]["losses"]["network_drops"] > 0, rows
     assert int(rows["f4-ops"][4]) == rep["end"]["losses"]["retransmissions"] > 0, rows
+    # The cache holds a report only with the key it was made under: this
+    # binary's hash and these arguments. Another build's report is stale:
+    # --merge refuses it (unless --any-build, a cluster's), a run redoes it.
+    key = os.path.join(out, "f4-ops-1.key")
+    lines = open(key).read().splitlines()
+    assert lines[0] == "uet-sim sha256 " + hashlib.sha256(open(exe, "rb").read()).hexdigest()
+    assert lines[1].startswith("--profile reps-paper ") and " --lb ops " in lines[1], lines
+    with open(key, "w") as f:
+        f.write("uet-sim sha256 %s\n%s\n" % ("0" * 64, lines[1]))
+    q = subprocess.run(base + ["--merge"], capture_output=True, text=True, timeout=60)
+    assert q.returncode == 1 and "f4-ops-1: the report in" in q.stderr and \
+        "another uet-sim build" in q.stderr, q.stderr
+    q = subprocess.run(base + ["--merge", "--any-build"], capture_output=True, text=True,
+                       timeout=60)
+    assert q.returncode == 0 and q.stdout == p.stdout, q.stderr
+    os.utime(os.path.join(out, "f4-ops-1.json"), (0, 0))
+    q = subprocess.run(base, capture_output=True, text=True, timeout=120)
+    assert q.returncode == 0 and q.stdout == p.stdout, q.stderr
+    assert "5 runs, 4 cached" in q.stderr and "1 stale" in q.stderr, q.stderr
+    assert os.stat(os.path.join(out, "f4-ops-1.json")).st_mtime > 0
+    assert open(key).read().splitlines() == lines
+    # Behind tools/bench/bundle.sh's wrapper script, the binary it runs
+    # names the build: the same binary's reports are fresh.
+    bundle = os.path.join(tmp, "bundle")
+    os.makedirs(os.path.join(bundle, "bin"))
+    os.makedirs(os.path.join(bundle, "libexec"))
+    shutil.copy(exe, os.path.join(bundle, "libexec", "uet-sim"))
+    wrapper = os.path.join(bundle, "bin", "uet-sim")
+    with open(wrapper, "w") as f:
+        f.write('#!/bin/sh\nexec "$(dirname "$0")/../libexec/uet-sim" "$@"\n')
+    os.chmod(wrapper, 0o755)
+    q = subprocess.run(base + ["--merge", "--uet-sim", wrapper], capture_output=True,
+                       text=True, timeout=60)
+    assert q.returncode == 0 and q.stdout == p.stdout, q.stderr
+    # ... and the arguments: a key for other ones is stale whatever the binary.
+    with open(key, "w") as f:
+        f.write("%s\n%s\n" % (lines[0], lines[1].replace("--lb ops", "--lb reps")))
+    q = subprocess.run(base + ["--merge", "--any-build"], capture_output=True, text=True,
+                       timeout=60)
+    assert q.returncode == 1 and "f4-ops-1: the report in" in q.stderr, q.stderr
     jl, sl = os.path.join(tmp, "jobs.txt"), os.path.join(tmp, "figs.sbatch")
     r = subprocess.run(base + ["--joblist", jl], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert len(open(jl).read().splitlines()) == 5
+    # A job line, as GNU parallel or the Slurm array runs it, writes the
+    # report and then its key, which --merge takes.
+    ops = [c for c in open(jl).read().splitlines() if "/f4-ops-1.json" in c]
+    assert len(ops) == 1
+    r = subprocess.run(["sh", "-c", ops[0]], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and open(key).read().splitlines() == lines, r.stderr
+    q = subprocess.run(base + ["--merge"], capture_output=True, text=True, timeout=60)
+    assert q.returncode == 0 and q.stdout == p.stdout, q.stderr
     r = subprocess.run(base + ["--slurm", sl], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert "#SBATCH --array=0-4" in open(sl).read()
@@ -334,9 +384,15 @@ def case_paper_figures(exe, tmp):
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "3", "--joblist", jl],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    dc = [c.split(" -J ")[0] for c in open(jl).read().splitlines() if "/dc-32-1.0-1.cm" in c]
+    # A job line: the old key's removal; uet-sim; its key.
+    dc = [c.split("; ")[1].split(" -J ")[0] for c in open(jl).read().splitlines()
+          if "/dc-32-1.0-1.cm" in c]
     assert len(dc) == 5, dc
-    lines = open(os.path.join(out, "dc-32-1.0-1.cm")).read().splitlines()
+    # Its key names the trace's contents: a regenerated trace is stale.
+    cm = os.path.join(out, "dc-32-1.0-1.cm")
+    want = "'cm %s sha256 %s'" % (cm, hashlib.sha256(open(cm, "rb").read()).hexdigest())
+    assert all(want in c for c in open(jl).read().splitlines() if "/dc-32-1.0-1.cm" in c)
+    lines = open(cm).read().splitlines()
     assert lines[0] == "Nodes 128" and all(int(ln.split("->")[0]) < 32 and
                                            int(ln.split("->")[1].split()[0]) < 32
                                            for ln in lines[2:]), lines[:4]

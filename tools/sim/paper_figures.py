@@ -42,11 +42,15 @@ JSON is cached as DIR/art-<run>.json, their PNGs as art-fig<N>.png.
 Sizes: --scale paper runs the paper's host counts (1024 for the synthetic
 macro figures: ~25 s and 0.5 GiB per run here); --scale quick (default)
 runs them on 128 hosts, and says so in the tables. Micro-benchmarks always
-run at the paper's size. Results are cached as DIR/<run>.json: a second
-call only runs what is missing, and --merge reads what a cluster produced.
+run at the paper's size. Results are cached as DIR/<run>.json with
+DIR/<run>.key (the uet-sim binary's SHA-256, the arguments, the traces'
+hashes): a second call runs what is missing or stale (another build or
+other arguments), and --merge reads what a cluster produced (its job
+lines write the keys; --any-build takes another build's reports).
 """
 import argparse
 import concurrent.futures as cf
+import hashlib
 import json
 import os
 import random
@@ -119,6 +123,73 @@ ARTIFACT = {
 
 def cmdline(exe, run, out_dir):
     return [exe] + run.args + ["-J", os.path.join(out_dir, run.file_id + ".json")]
+
+
+# A cached report is used only if its key file says it was made by this
+# uet-sim binary (its SHA-256: any code change makes another) with these
+# arguments and these connection matrices; anything else is stale: rerun,
+# or refused by --merge. The name alone did not tell a report of the code
+# before a fix from one after it.
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def build_file(exe):
+    """The file whose hash names the build: the program itself, or behind
+    tools/bench/bundle.sh's wrapper script (bin/X) the binary it runs
+    (libexec/X)."""
+    inner = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(exe))), "libexec",
+                         os.path.basename(exe))
+    try:
+        with open(exe, "rb") as f:
+            script = f.read(2) == b"#!"
+    except OSError:  # a job list for a machine where it is
+        return exe
+    return inner if script and os.path.exists(inner) else exe
+
+
+def key_args(run):
+    """The key's lines after the binary's: the arguments, and the contents
+    of the files they name (the traces are generated beside the runs)."""
+    lines = [" ".join(shlex.quote(x) for x in run.args)]
+    for opt, val in zip(run.args, run.args[1:]):
+        if opt == "--cm":
+            lines.append("cm %s sha256 %s" % (val, sha256_file(val)))
+    return "\n".join(lines) + "\n"
+
+
+def key_path(run, out_dir):
+    return os.path.join(out_dir, run.file_id + ".key")
+
+
+def build_line(build):
+    return "uet-sim sha256 %s\n" % build
+
+
+def fresh(run, a):
+    """Whether the cached report was made by this binary (any binary with
+    --any-build) from these arguments."""
+    try:
+        with open(key_path(run, a.out_dir)) as f:
+            first, rest = f.readline(), f.read()
+    except OSError:
+        return False
+    return rest == key_args(run) and (a.any_build or first == build_line(a.build))
+
+
+def job_line(run, a):
+    """One shell line for a cluster: the run, then its key (the binary's
+    hash taken where it runs), written only once the report is."""
+    k = shlex.quote(key_path(run, a.out_dir))
+    return ("rm -f %s; %s; [ $? -le 1 ] && { printf 'uet-sim sha256 %%s\\n' "
+            "\"$(sha256sum %s | cut -d' ' -f1)\"; printf '%%s\\n' %s; } > %s" % (
+                k, " ".join(shlex.quote(x) for x in cmdline(a.uet_sim, run, a.out_dir)),
+                shlex.quote(build_file(a.uet_sim)),
+                " ".join(shlex.quote(x) for x in key_args(run).splitlines()), k))
 
 
 def load(run, out_dir):
@@ -1129,15 +1200,24 @@ def write_retx(path, runs, res):
 
 
 def run_all(runs, a):
-    todo = [r for r in runs if load(r, a.out_dir) is None]
-    print("%d runs, %d cached in %s" % (len(runs), len(runs) - len(todo), a.out_dir),
-          file=sys.stderr)
+    todo = [r for r in runs if not (os.path.exists(os.path.join(a.out_dir, r.file_id + ".json"))
+                                    and fresh(r, a))]
+    stale = [r for r in todo if os.path.exists(os.path.join(a.out_dir, r.file_id + ".json"))]
+    print("%d runs, %d cached in %s%s" % (
+        len(runs), len(runs) - len(todo), a.out_dir,
+        ", %d stale (another uet-sim build or other arguments): rerun" % len(stale)
+        if stale else ""), file=sys.stderr)
 
     def one(r):
         t0 = time.time()
+        kp = key_path(r, a.out_dir)
+        if os.path.exists(kp):
+            os.remove(kp)
         p = subprocess.run(cmdline(a.uet_sim, r, a.out_dir), capture_output=True, text=True)
         if p.returncode not in (0, 1):
             return "%s: exit %d: %s" % (r.id, p.returncode, p.stderr.strip()[-300:])
+        with open(kp, "w") as f:
+            f.write(build_line(a.build) + key_args(r))
         print("  %-28s %6.1f s  %s" % (r.id, time.time() - t0, " ".join(r.args)),
               file=sys.stderr)
         return None
@@ -1170,6 +1250,9 @@ def main():
                     "the seeds, to FILE")
     ap.add_argument("--merge", action="store_true",
                     help="run nothing: tables and plots from the JSON in --out-dir")
+    ap.add_argument("--any-build", action="store_true",
+                    help="take cached reports made by another uet-sim build (a cluster's); "
+                    "their arguments must still match")
     a = ap.parse_args()
     figs = [f.strip() for f in a.figs.split(",") if f.strip()]
     for f in figs:
@@ -1179,6 +1262,13 @@ def main():
             ap.error("--figs: the artifact's settings for figure %s are not known here; "
                      "--setup artifact runs %s" % (f, ", ".join(ARTIFACT)))
     os.makedirs(a.out_dir, exist_ok=True)
+    if not (a.joblist or a.slurm or (a.merge and a.any_build)):
+        if not os.access(a.uet_sim, os.X_OK):
+            sys.exit("--uet-sim: %s is not an executable (build it: meson compile -C "
+                     "build)" % a.uet_sim)
+        a.build = sha256_file(build_file(a.uet_sim))
+    else:
+        a.build = None
     runs = []
     for f in figs:
         for r in FIGS[f].runs(a):
@@ -1190,7 +1280,7 @@ def main():
         jl = a.joblist or (a.slurm + ".jobs")
         with open(jl, "w") as f:
             for r in runs:
-                f.write(" ".join(shlex.quote(x) for x in cmdline(a.uet_sim, r, a.out_dir)) + "\n")
+                f.write(job_line(r, a) + "\n")
         print("%s: %d commands (GNU parallel: parallel < %s)" % (jl, len(runs), jl))
         if a.slurm:
             with open(a.slurm, "w") as f:
@@ -1211,6 +1301,11 @@ def main():
         if rep is None:
             sys.exit("%s: no result in %s (run without --merge, or collect the cluster's)" % (
                 r.id, a.out_dir))
+        if not fresh(r, a):
+            sys.exit("%s: the report in %s was made by another uet-sim build or with other "
+                     "arguments (its %s.key): rerun without --merge%s" % (
+                         r.id, a.out_dir, r.file_id,
+                         "" if a.any_build else ", or --any-build for a cluster's"))
         res[r.id] = summary(rep)
     try:
         import matplotlib
