@@ -325,12 +325,18 @@ def case_paper_figures(exe, tmp):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     cmds = open(jl).read().splitlines()
-    synth = [c for c in cmds if "--pattern cm" not in c]
+    ai = [c for c in cmds if "--pattern alltoall" in c or "-allreduce" in c]
+    synth = [c for c in cmds if "--pattern cm" not in c and c not in ai]
     assert len(synth) == 81 and all(
         "--nodes 128" in c and "--ar-tie-first" in c and
         all("link-rate:0:tor%d.up0:200:dir=up" % t in c for t in (0, 4, 8, 12))
         for c in synth), synth[:2]
     assert sum("--pattern incast --fanin 8 --root 63" in c for c in synth) == 27
+    # ... the AI collectives under the same four degraded uplinks, 3 x 9;
+    assert len(ai) == 27 and all(
+        all("link-rate:0:tor%d.up0:200:dir=up" % t in c for t in (0, 4, 8, 12)) for c in ai)
+    assert sum("--pattern alltoall --size 2000000 --iters 1 --parallel 4" in c
+               for c in ai) == 9, ai
     # ... and run_dc.py's traces (-failed 4 without -skip_asy: ToR 0's
     # uplinks to spines 0-3), 4 loads x 9 load balancers.
     dc = [c for c in cmds if "--pattern cm" in c]
