@@ -519,8 +519,47 @@ def case_pcap(exe, tmp):
         assert want in p.stderr, (args, p.stderr)
 
 
+def case_pcap_spurious(exe, tmp):
+    # tools/sim/pcap_spurious.py on every host's capture: why a PSN was
+    # delivered twice. A cable down both ways: every first copy arrived
+    # (no queue holds one 20 us), and each resend followed ACKs that all
+    # died on the cable. A cable at 25 Gb/s with its full buffer and a 20
+    # us timer: copies still queued when their resends left. In neither
+    # does the sender resend a PSN an ACK it had received reported.
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "tools", "sim", "pcap_spurious.py")
+    base = ["--profile", "reps-paper", "--nodes", "16", "--pattern", "permutation", "--size",
+            "1M", "--iters", "1", "--lb", "ops", "--seed", "1", "--pcap-hosts", "0-15",
+            "--pcap-count", "1000000"]
+    out = {}
+    for name, extra in (("down", ["--failure", "link-down:20us:tor0.up0"]),
+                        ("slow", ["--failure", "link-rate:0:tor0.up0:25:buffer=keep",
+                                  "--rto-ns", "20000"])):
+        d = os.path.join(tmp, "spur-" + name)
+        os.makedirs(d)
+        run(exe, base + extra + ["--pcap", os.path.join(d, "h%e.pcap"), "-J",
+                                 os.path.join(d, "r.json")])
+        caps = [os.path.join(d, "h%d.pcap" % h) for h in range(16)]
+        p = subprocess.run([sys.executable, script, "--json"] + caps, capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        out[name] = json.loads(p.stdout)
+        assert out[name].get("a_covering_ack_arrived_first", 0) == 0, out[name]
+        assert out[name].get("ambiguous", 0) == 0, out[name]
+    down, slow = out["down"], out["slow"]
+    assert down["delivered_twice"] > 0, down
+    assert down["every_covering_ack_lost"] == down["delivered_twice"], down
+    assert down.get("late_copy", 0) == 0 and down["one_way_delay_us"]["max"] < 20, down
+    assert slow["late_copy"] > 0 and slow["late_copy_delay_us"]["median"] > 20, slow
+    assert slow["one_way_delay_us"]["max"] > 50, slow
+    p = subprocess.run([sys.executable, script] + caps, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0 and "the first copy was still in flight (late): %d" % (
+        slow["late_copy"]) in p.stdout, p.stdout
+
+
 CASES = {"determinism": case_determinism, "port_series": case_port_series,
-         "pcap": case_pcap,
+         "pcap": case_pcap, "pcap_spurious": case_pcap_spurious,
          "plot": case_plot,
          "progress": case_progress,
          "paper_figures": case_paper_figures,
