@@ -1,13 +1,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Reading the captures of --pcap in the end-to-end tests (tests/perf,
-tests/sim): the file format by hand, and a decode by tshark where it is
-installed."""
+tests/sim): the file by tools/sim/pcap_spurious.py's reader, checked
+here, and a decode by tshark where it is installed."""
+import os
 import shutil
-import struct
 import subprocess
+import sys
 
-PCAP_MAGIC_NS = 0xa1b23c4d
-UET_UDP_PORT = 4793
+# The pcap reading is the tool's own (tools/sim/pcap_spurious.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tools", "sim"))
+import pcap_spurious  # noqa: E402
+
+PCAP_MAGIC_NS = pcap_spurious.PCAP_MAGIC_NS
+UET_UDP_PORT = pcap_spurious.UET_UDP_PORT
 
 
 def read(path):
@@ -15,23 +21,21 @@ def read(path):
     len, src, dst, sport, dport) for Ethernet/IPv4/UDP frames."""
     with open(path, "rb") as f:
         data = f.read()
-    magic, vmaj, vmin, _, _, snaplen, link = struct.unpack_from("<IHHiIII", data, 0)
+    (magic, vmaj, vmin, snaplen, link), recs = pcap_spurious.pcap_records(data)
     assert magic == PCAP_MAGIC_NS, "%s: magic %#x, not a nanosecond pcap" % (path, magic)
     assert (vmaj, vmin, link) == (2, 4, 1), (path, vmaj, vmin, link)
-    off, frames = 24, []
-    while off < len(data):
-        sec, nsec, caplen, wirelen = struct.unpack_from("<IIII", data, off)
-        off += 16
-        b = data[off:off + caplen]
-        off += caplen
+    frames, end = [], 24
+    for ts_ns, caplen, wirelen, b in recs:
+        end += 16 + caplen
         assert len(b) == caplen, "%s: a frame cut short" % path
         assert caplen <= snaplen and caplen <= wirelen, (path, caplen, snaplen, wirelen)
-        fr = {"ts_ns": sec * 10**9 + nsec, "caplen": caplen, "len": wirelen}
-        if caplen >= 42 and b[12:14] == b"\x08\x00" and b[23] == 17:
-            fr["src"] = ".".join(str(x) for x in b[26:30])
-            fr["dst"] = ".".join(str(x) for x in b[30:34])
-            fr["sport"], fr["dport"] = struct.unpack_from(">HH", b, 34)
+        fr = {"ts_ns": ts_ns, "caplen": caplen, "len": wirelen}
+        u = pcap_spurious.udp4(b)
+        if u is not None:
+            fr["src"], fr["dst"] = (".".join(str(x) for x in a) for a in u[:2])
+            fr["sport"], fr["dport"] = u[2:]
         frames.append(fr)
+    assert end == len(data), "%s: a frame header cut short" % path
     return frames
 
 

@@ -124,8 +124,12 @@ ARTIFACT = {
 }
 
 
+def json_path(run, out_dir):
+    return os.path.join(out_dir, run.file_id + ".json")
+
+
 def cmdline(exe, run, out_dir):
-    return [exe] + run.args + ["-J", os.path.join(out_dir, run.file_id + ".json")]
+    return [exe] + run.args + ["-J", json_path(run, out_dir)]
 
 
 # A cached report is used only if its key file says it was made by this
@@ -196,7 +200,7 @@ def job_line(run, a):
 
 
 def load(run, out_dir):
-    path = os.path.join(out_dir, run.file_id + ".json")
+    path = json_path(run, out_dir)
     if not os.path.exists(path):
         return None
     rep = json.load(open(path))
@@ -1324,9 +1328,8 @@ def write_retx(path, runs, res):
 
 
 def run_all(runs, a):
-    todo = [r for r in runs if not (os.path.exists(os.path.join(a.out_dir, r.file_id + ".json"))
-                                    and fresh(r, a))]
-    stale = [r for r in todo if os.path.exists(os.path.join(a.out_dir, r.file_id + ".json"))]
+    todo = [r for r in runs if not (os.path.exists(json_path(r, a.out_dir)) and fresh(r, a))]
+    stale = [r for r in todo if os.path.exists(json_path(r, a.out_dir))]
     print("%d runs, %d cached in %s%s" % (
         len(runs), len(runs) - len(todo), a.out_dir,
         ", %d stale (another uet-sim build or other arguments): rerun" % len(stale)

@@ -24,24 +24,40 @@ PDS_REQ = (2, 13)       # RUD_REQ, RUD_CC_REQ
 PDS_ACK = (7, 8)        # ACK, ACK_CC
 
 
+def pcap_records(data):
+    """A pcap's header (magic, version major, minor, snaplen, link type)
+    and its frames: (ts_ns, captured length, wire length, bytes), the bytes
+    shorter than the captured length if the file was cut short."""
+    def it():
+        off = 24
+        while off + 16 <= len(data):
+            sec, nsec, caplen, wirelen = struct.unpack_from("<IIII", data, off)
+            yield sec * 10**9 + nsec, caplen, wirelen, data[off + 16:off + 16 + caplen]
+            off += 16 + caplen
+    magic, vmaj, vmin, _, _, snaplen, link = struct.unpack_from("<IHHiIII", data, 0)
+    return (magic, vmaj, vmin, snaplen, link), it()
+
+
+def udp4(b):
+    """(source address, destination address, source port, destination
+    port) of an Ethernet/IPv4/UDP frame, None for any other."""
+    if len(b) < 42 or b[12:14] != b"\x08\x00" or b[23] != 17:
+        return None
+    return (b[26:30], b[30:34]) + struct.unpack_from(">HH", b, 34)
+
+
 def frames(path):
     """(ts_ns, src, dst, sport, pds type, PDS bytes) of each UET frame."""
     with open(path, "rb") as f:
         data = f.read()
-    if len(data) < 24 or struct.unpack_from("<I", data, 0)[0] != PCAP_MAGIC_NS:
+    if len(data) < 24 or pcap_records(data)[0][0] != PCAP_MAGIC_NS:
         sys.exit("%s: not a nanosecond pcap (uet-sim --pcap writes one)" % path)
-    off = 24
-    while off + 16 <= len(data):
-        sec, nsec, caplen, _ = struct.unpack_from("<IIII", data, off)
-        b = data[off + 16:off + 16 + caplen]
-        off += 16 + caplen
-        if len(b) < 44 or b[12:14] != b"\x08\x00" or b[23] != 17:
-            continue
-        sport, dport = struct.unpack_from(">HH", b, 34)
-        if UET_UDP_PORT not in (sport, dport):
+    for ts, _, _, b in pcap_records(data)[1]:
+        u = udp4(b)
+        if u is None or len(b) < 44 or UET_UDP_PORT not in u[2:]:
             continue
         pds = b[42:]
-        yield sec * 10**9 + nsec, b[26:30], b[30:34], sport, pds[0] >> 3, pds
+        yield ts, u[0], u[1], u[2], pds[0] >> 3, pds
 
 
 def ack_covers(ack, psn):
