@@ -582,6 +582,19 @@ rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t
 		k = uet_bit_ring_next_set(p->rx.unrep, ep->win, ring_idx(ep, cack), ep->win);
 		if (k != UINT32_MAX)
 			lo = cack + k;
+		/* sack_repeat: a window that would start at the oldest
+		 * unreported PSN but can still hold it ends at the newest PSN
+		 * received instead. The unreported PSNs all lie in both
+		 * windows (none is newer), so this ACK reports what it would
+		 * have, and the bits below repeat what earlier ACKs said in
+		 * case they were lost; the 7 above are the alignment's. */
+		if (ep->cfg.ack_sack_repeat) {
+			uint32_t hi = p->rx.max_psn1 - 1;
+			uint32_t rep_lo = hi - cack > 56 ? hi - 56 : cack;
+
+			if (k == UINT32_MAX || psn_lt(rep_lo, lo))
+				lo = rep_lo;
+		}
 	}
 	base = lo & ~7u;
 	/* base is at most 7 below cack, or above it when the oldest

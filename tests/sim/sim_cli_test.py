@@ -286,6 +286,15 @@ def case_paper_figures(exe, tmp):
     r = subprocess.run(base + ["--slurm", sl], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert "#SBATCH --array=0-4" in open(sl).read()
+    # --sim-arg: one more uet-sim argument for every run, in its key, and
+    # in the merge line the Slurm script suggests.
+    r = subprocess.run(base + ["--sim-arg=--sack-repeat", "--slurm", sl],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cmds = open(sl + ".jobs").read().splitlines()
+    assert len(cmds) == 5 and all(" --seed 1 --sack-repeat -J " in c and
+                                  " --seed 1 --sack-repeat'; } > " in c for c in cmds), cmds
+    assert "--setup paper --sim-arg=--sack-repeat --out-dir" in open(sl).read()
     r = subprocess.run(base + ["--figs", "9"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "unknown figure '9'" in r.stderr, r.stderr
     # --setup artifact: the artifact's RTO (without backoff, as its timer)

@@ -22,6 +22,9 @@
  *                                    of the registered ones, and its config)
  *   --loss-detect MODE               pin adaptive or nack-rto loss detection
  *                                    with an adaptive reordering window
+ *   --sack-repeat yes|no             pin the receiver's SACK window rule
+ *                                    (default: half the seeds repeat,
+ *                                    none with --classic)
  *   --classic                        only the first swarm's fault kinds
  *                                    and congestion controllers
  */
@@ -66,6 +69,8 @@ static const struct uet_lb_ops *pin_lb;
 static const struct uet_cc_ops *pin_cc;
 /* --loss-detect: every seed with that mode and an adaptive window. */
 static int pin_loss = -1;
+/* --sack-repeat: 1 or 0 for every seed; -1 drawn. */
+static int pin_sack = -1;
 /* --classic: only the fault kinds and congestion controllers of the first
  * swarms (regression seeds replay as they were found). */
 static bool classic;
@@ -194,6 +199,21 @@ draw_timer(uint64_t seed, struct draw *d)
 		return;
 	c->rto_no_backoff = true;
 	c->max_rto_retx = 200 + (uint32_t)(5000000 / c->rto_ns);
+}
+
+/*
+ * The receiver's SACK window that repeats recent news (sack_repeat), for
+ * half the seeds, from its own stream for the same reason; not with
+ * --classic, whose seeds replay as they were found.
+ */
+static void
+draw_sack(uint64_t seed, struct draw *d)
+{
+	struct uet_prng r;
+
+	uet_prng_seed(&r, seed ^ 0x3c6ef372fe94f82bULL);
+	d->ep.ack_sack_repeat = pin_sack >= 0 ? pin_sack == 1
+					      : !classic && uet_prng_below(&r, 2) == 0;
 }
 
 /*
@@ -333,6 +353,7 @@ draw_settings(uint64_t seed, struct draw *d)
 	draw_algorithms(seed, d);
 	draw_loss_detect(seed, d);
 	draw_timer(seed, d);
+	draw_sack(seed, d);
 	draw_extra(seed, d, 2 * d->hpl);
 }
 
@@ -363,10 +384,11 @@ print_draw(uint64_t seed, const struct draw *d)
 		       d->fault.ce_ppm, d->flaps, d->spines - 1, (unsigned long long)d->flap_conv_ns,
 		       d->host_down, d->spine_down, d->cut_host,
 		       (unsigned long long)d->cut_at_ns / 1000, d->squeeze ? "squeezed" : "sized");
-	printf("  lb %s, cc %s%s; loss detection %s, reordering window %llu ns\n", c->lb->name,
-	       c->cc->name, c->assume_trimming ? ", assume trimming" : "",
+	printf("  lb %s, cc %s%s; loss detection %s, reordering window %llu ns; SACK %s\n",
+	       c->lb->name, c->cc->name, c->assume_trimming ? ", assume trimming" : "",
 	       c->loss_detect == UET_LOSS_NACK_RTO ? "nack-rto" : "adaptive",
-	       (unsigned long long)c->reorder_window_ns);
+	       (unsigned long long)c->reorder_window_ns,
+	       c->ack_sack_repeat ? "repeats recent PSNs" : "once per PSN");
 	printf("  %u messages; window %u, mss %u, ack every %u B, probe %u RTTs, ooo %u, "
 	       "rto %llu ns%s, pdcs %u (tx win %u, rx win %u), msgs %u/%u, ctrl %u, "
 	       "idle close %llu ns, %u EVs%s, cwnd %u B\n",
@@ -710,13 +732,20 @@ main(int argc, char **argv)
 					argv[a]);
 				return 2;
 			}
+		} else if (strcmp(argv[a], "--sack-repeat") == 0 && a + 1 < argc) {
+			a++;
+			if (strcmp(argv[a], "yes") != 0 && strcmp(argv[a], "no") != 0) {
+				fprintf(stderr, "--sack-repeat: yes or no, not '%s'\n", argv[a]);
+				return 2;
+			}
+			pin_sack = strcmp(argv[a], "yes") == 0;
 		} else if (strcmp(argv[a], "--classic") == 0) {
 			classic = true;
 		} else if (strcmp(argv[a], "-v") == 0) {
 			verbose = true;
 		} else {
 			fprintf(stderr, "usage: %s [--seeds N] [--first S] | --seed S [-v] | "
-				"--list S1,S2,... [--lb NAME] [--cc NAME] [--loss-detect MODE] [--classic]\n", argv[0]);
+				"--list S1,S2,... [--lb NAME] [--cc NAME] [--loss-detect MODE] [--sack-repeat yes|no] [--classic]\n", argv[0]);
 			return 2;
 		}
 	}

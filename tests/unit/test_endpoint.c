@@ -272,6 +272,113 @@ test_reorder_and_sack(void **state)
 	duo_fini(&d);
 }
 
+/* sack_lost_filter: data packet 2 is lost, and so are the ACKs of the
+ * SL_LOST packets after it; the ACK of the packet after those is
+ * recorded. */
+#define SL_LOST 11
+static uint32_t sl_data_seen, sl_hole_psn, sl_next_bits, sl_retx_acks;
+static bool sl_hole_known;
+
+static bool
+sack_lost_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	struct uet_hdr h;
+	uint32_t ack_psn;
+
+	(void)d;
+	if (a_to_b && p->meta.kind == UET_PKT_DATA) {
+		if (sl_data_seen++ != 2)
+			return true;
+		assert_true(uet_hdr_decode(p->buf, p->len, &h) > 0);
+		sl_hole_psn = h.psn;
+		sl_hole_known = true;
+		return false;
+	}
+	if (a_to_b || p->meta.kind != UET_PKT_ACK || !sl_hole_known)
+		return true;
+	assert_int_equal(uet_hdr_decode(p->buf, p->len, &h), UET_PDS_ACK_CC_LEN);
+	ack_psn = h.psn + (uint32_t)(int32_t)h.off16;
+	if (ack_psn - sl_hole_psn - 1 < SL_LOST && !(h.flags & UET_ACK_F_RETX))
+		return false;
+	/* And the first resend's ACK. */
+	if ((h.flags & UET_ACK_F_RETX) && sl_retx_acks++ == 0)
+		return false;
+	if (ack_psn == sl_hole_psn + SL_LOST + 1 && h.psn == sl_hole_psn) {
+		uint32_t base = h.psn + (uint32_t)(int32_t)h.sack_psn_offset;
+		uint32_t k;
+
+		/* Which of hole+1 .. hole+SL_LOST+1 this ACK reports. */
+		for (k = 1; k <= SL_LOST + 1; k++)
+			if (sl_hole_psn + k - base < 64 &&
+			    (h.sack_bitmap >> (sl_hole_psn + k - base) & 1))
+				sl_next_bits |= 1u << (k - 1);
+	}
+	return true;
+}
+
+/* A hole, then the ACKs of the next 11 packets lost, and the ACK of the
+ * timeout's resend. By default each PSN past the hole is SACKed once, so
+ * the next ACK reports its own trigger and what its window's alignment to
+ * 8 takes in below it; the PSNs whose news was lost are the timeout's
+ * suspects, and without the resend's verdict they go again: spurious
+ * resends. With sack_repeat the next ACK's window ends at its trigger and
+ * repeats all of them: only the hole goes (twice). */
+static void
+test_sack_repeat_survives_lost_acks(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	uint32_t next, aligned, lost_news;
+	int rep;
+
+	(void)state;
+	for (rep = 0; rep < 2; rep++) {
+		duo_config(&c);
+		c.cc = uet_cc_find("fixed");
+		c.loss_detect = UET_LOSS_NACK_RTO;
+		c.probe_rtts = 0;
+		c.rto_ns = 100000;
+		c.ack_every_bytes = 0;
+		c.ack_sack_repeat = rep == 1;
+		assert_int_equal(duo_init(&d, &c), 0);
+		d.filter = sack_lost_filter;
+		d.write_each = true;
+		sl_data_seen = sl_next_bits = sl_retx_acks = 0;
+		sl_hole_known = false;
+		assert_int_equal(duo_send(&d, &d.a, 5, 20 * 4096, 0), 0);
+		assert_true(duo_run(&d, 5000000));
+		assert_true(duo_msg_exact(&d.b, 5, 20 * 4096));
+		/* Without repeats: the next ACK's window starts at its trigger
+		 * rounded down to 8; the lost ACKs' PSNs below that are news
+		 * lost. At least 4 of the 11, whatever the start PSN. */
+		next = sl_hole_psn + SL_LOST + 1;
+		aligned = next & ~7u;
+		lost_news = aligned - sl_hole_psn - 1;
+		print_message("# sack_repeat %d: next ACK reports 0x%x of hole+1..%d, "
+			      "%" PRIu64 " resends, %" PRIu64 " duplicates at B\n", rep,
+			      sl_next_bits, SL_LOST + 1, st(&d.a)->tx_retx_pkts,
+			      st(&d.b)->rx_dup_pkts);
+		assert_true(lost_news >= 4 && lost_news <= SL_LOST);
+		if (rep == 1) {
+			/* All repeated: the hole's resend (its ACK lost
+			 * too) goes again a timeout later, nothing else. */
+			assert_int_equal(sl_next_bits, (1u << (SL_LOST + 1)) - 1);
+			assert_int_equal(st(&d.a)->tx_retx_pkts, 2);
+			assert_int_equal(st(&d.b)->rx_dup_pkts, 1);
+		} else {
+			/* The timeout's suspects whose news was lost are
+			 * resent when the resend's verdict does not come;
+			 * their ACKs end the episode. */
+			assert_int_equal(sl_next_bits, ((1u << (SL_LOST + 1)) - 1) &
+						       ~((1u << lost_news) - 1));
+			assert_int_equal(st(&d.a)->tx_retx_pkts, 1 + lost_news);
+			assert_int_equal(st(&d.b)->rx_dup_pkts, lost_news);
+		}
+		assert_int_equal(d.a.tx_done_ok, 1);
+		duo_fini(&d);
+	}
+}
+
 static int drop_index, drop_seen;
 
 static bool
@@ -1480,6 +1587,7 @@ main(void)
 		cmocka_unit_test(test_ack_coalescing_window_limited),
 		cmocka_unit_test(test_ack_request_every_fill),
 		cmocka_unit_test(test_reorder_and_sack),
+		cmocka_unit_test(test_sack_repeat_survives_lost_acks),
 		cmocka_unit_test(test_single_loss_rack_recovery),
 		cmocka_unit_test(test_tail_loss_probe_recovery),
 		cmocka_unit_test(test_loss_ooo_inference),

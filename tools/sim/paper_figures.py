@@ -1377,6 +1377,10 @@ def main():
                     "the seeds, to FILE")
     ap.add_argument("--merge", action="store_true",
                     help="run nothing: tables and plots from the JSON in --out-dir")
+    ap.add_argument("--sim-arg", action="append", default=[], metavar="ARG",
+                    help="one more uet-sim argument for every run, after the setup's "
+                    "(repeat it: --sim-arg=--sack-repeat); the cache keys hold it, so "
+                    "give such runs their own --out-dir")
     ap.add_argument("--any-build", action="store_true",
                     help="take cached reports made by another uet-sim build (a cluster's); "
                     "their arguments must still match")
@@ -1402,6 +1406,7 @@ def main():
             if a.setup == "artifact":
                 r.file_id = "art-" + r.id
                 r.args += ARTIFACT_ALL + ARTIFACT[f]
+            r.args += a.sim_arg
             runs.append(r)
     if a.joblist or a.slurm:
         jl = a.joblist or (a.slurm + ".jobs")
@@ -1414,10 +1419,11 @@ def main():
                 f.write("#!/bin/bash\n#SBATCH --job-name=reps-figures\n#SBATCH --array=0-%d\n"
                         "#SBATCH --cpus-per-task=1\n#SBATCH --mem=2G\n"
                         "# then: tools/sim/paper_figures.py --figs %s --scale %s --seeds %d "
-                        "--out-dir %s --merge\n"
+                        "--setup %s%s --out-dir %s --merge\n"
                         "sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" %s | sh\n" % (
-                            len(runs) - 1, ",".join(figs), a.scale, a.seeds, a.out_dir,
-                            shlex.quote(os.path.abspath(jl))))
+                            len(runs) - 1, ",".join(figs), a.scale, a.seeds, a.setup,
+                            "".join(" --sim-arg=" + shlex.quote(x) for x in a.sim_arg),
+                            a.out_dir, shlex.quote(os.path.abspath(jl))))
             print("%s: sbatch %s" % (a.slurm, a.slurm))
         return 0
     if not a.merge:
@@ -1447,7 +1453,9 @@ def main():
         md.append("### %s\n" % fig.title)
         if a.setup == "artifact":
             md.append("Setup: the artifact's, `--profile reps-paper %s`.\n" % " ".join(
-                ARTIFACT_ALL + ARTIFACT[f]))
+                ARTIFACT_ALL + ARTIFACT[f] + a.sim_arg))
+        elif a.sim_arg:
+            md.append("Setup: `--profile reps-paper %s`.\n" % " ".join(a.sim_arg))
         md += fig.table(a, res)
         if plt is not None and fig.plot is not None:
             png = os.path.join(a.png_dir or a.out_dir, "%sfig%s.png" % (
