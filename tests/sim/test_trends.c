@@ -39,6 +39,11 @@
  *    queues shallower; Fig. 8 (32 hosts, failures left in place): with a
  *    spine dead REPS finishes every flow within 2.5x its healthy time
  *    while OPS limps 10x behind it, and bit errors slow OPS far more.
+ * 10. The paper's setup with ACKs that repeat the recent PSNs
+ *    (--sack-repeat, as htsim's): with a cable or a spine dead, ACKs die
+ *    with the data; each ACK repeats its predecessors' news, so REPS
+ *    resends nothing that arrived, where ACKs that report each PSN once
+ *    (the default) cost spurious timeouts.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -72,7 +77,7 @@ struct outcome {
 	uint64_t completion_ns, fct_max_ns, fct_p50_ns;
 	uint64_t ok, failed, pending;
 	uint64_t drops_queue, drops_down, trims, ecn_marks;
-	uint64_t retx, rto;
+	uint64_t retx, rto, spurious;
 	double jain;             /* fairness of the flows' FCTs */
 	double mean_fct_every10_ns; /* mean FCT of flows from hosts 0, 10, 20, ... */
 	json_t *failures;        /* end.fabric.failures (owned) */
@@ -129,6 +134,7 @@ simulate(struct outcome *out, ...)
 	out->ecn_marks = jget(c.r.fabric, "ports", "ecn_marks");
 	out->retx = uet_meas_ep_stats(c.r.meas)->tx_retx_pkts;
 	out->rto = uet_meas_ep_stats(c.r.meas)->rto_events;
+	out->spurious = uet_meas_ep_stats(c.r.meas)->spurious_retx;
 	out->failures = json_incref(json_object_get(c.r.fabric, "failures"));
 	out->series = json_incref(json_object_get(c.r.fabric, "series"));
 	out->base_rtt_ns = (uint64_t)json_integer_value(json_object_get(c.r.test_start, "base_rtt_ns"));
@@ -758,6 +764,41 @@ test_paper_micro_and_failures(void **state)
 	assert_true(fct[0][2] > 2 * fct[1][2]);
 }
 
+/* 10. Lost ACKs under the profile, Fig. 8's cable and spine failures. */
+static void
+test_paper_lost_acks(void **state)
+{
+	static const char *const fail[] = { "link-down:100us:tor0.up0",
+					    "switch-down:100us:spine1" };
+	struct outcome r;
+	uint64_t spur[2][2];
+	double done_us[2][2];
+	size_t k, rep;
+
+	(void)state;
+	for (k = 0; k < 2; k++)
+		for (rep = 0; rep < 2; rep++) {
+			simulate(&r, "--profile", "reps-paper", "--nodes", "32", "--pattern",
+				 "permutation", "--size", "8M", "--iters", "1", "--seed", "1", "--lb",
+				 "reps", "--failure", fail[k],
+				 rep ? "--sack-repeat=yes" : "--sack-repeat=no", NULL);
+			assert_int_equal(r.ok, 32);
+			spur[k][rep] = r.spurious;
+			done_us[k][rep] = (double)r.completion_ns / 1e3;
+			release(&r);
+		}
+	note("reps-paper, REPS, spurious resends once per PSN / repeated: a cable down %llu / "
+	     "%llu (%.1f / %.1f us), a spine down %llu / %llu (%.1f / %.1f us)\n",
+	     (unsigned long long)spur[0][0], (unsigned long long)spur[0][1], done_us[0][0],
+	     done_us[0][1], (unsigned long long)spur[1][0], (unsigned long long)spur[1][1],
+	     done_us[1][0], done_us[1][1]);
+	for (k = 0; k < 2; k++) {
+		assert_true(spur[k][0] >= 5);
+		assert_true(spur[k][1] <= 1);
+		assert_true(done_us[k][1] < 1.02 * done_us[k][0]);
+	}
+}
+
 int
 main(void)
 {
@@ -771,6 +812,7 @@ main(void)
 		cmocka_unit_test(test_mixed_ecmp),
 		cmocka_unit_test(test_paper_setup_claims),
 		cmocka_unit_test(test_paper_micro_and_failures),
+		cmocka_unit_test(test_paper_lost_acks),
 	};
 
 	return cmocka_run_group_tests_name("trends", tests, NULL, NULL);
