@@ -200,14 +200,16 @@ struct uet_ep_config {
 	bool ack_carry_evs;       /* a coalesced ACK carries the EVs of the
 				   * unmarked packets it covers (REPS
 				   * ACK+Carry; UET_ACK_CCF_EVS); default off */
-	bool ack_sack_repeat;     /* with nothing older left to report, an
-				   * ACK's SACK window ends at the newest PSN
-				   * received, so each ACK repeats the news
-				   * of the 56 PSNs below it (the UEC
-				   * reference's rule, RFC 2018's advice): a
-				   * lost ACK costs no spurious resend; off:
-				   * each PSN beyond the cumulative point is
-				   * SACKed once; default off */
+	bool ack_sack_repeat;     /* an ACK's SACK window ends at its
+				   * trigger (the UEC reference's rule) or
+				   * else at the newest PSN received, where
+				   * that still holds every PSN not yet
+				   * reported, so each ACK repeats the news
+				   * of the PSNs below it (RFC 2018's advice
+				   * for TCP): a lost ACK costs no spurious
+				   * resend; off: each PSN beyond the
+				   * cumulative point is SACKed once;
+				   * default off */
 	bool ack_req_every_fill;  /* sender: every packet that fills the window
 				   * asks for an ACK (AR), the UEC reference's
 				   * rule (uet-htsim.md §2.2): a window-limited

@@ -198,10 +198,11 @@ const struct opt opt_table[] = {
 		  "REPS caches (the paper's ACK+Carry EVs; a libuet wire extension)" },
 	{ .lname = "sack-repeat", .sec = "transport", .key = "sack_repeat",
 	  .type = T_BOOL, FLD(sack_repeat), .flags = F_SYM,
-	  .help = "with nothing older left to report, an ACK's 64-PSN SACK window ends "
-		  "at the newest PSN received, so the next ACKs repeat a lost ACK's news "
-		  "(the UEC reference's rule); off: each PSN past the cumulative point is "
-		  "SACKed once, and a lost ACK can cost a spurious resend" },
+	  .help = "an ACK's 64-PSN SACK window ends at its trigger (the UEC reference's "
+		  "rule) or at the newest PSN received, where that still holds every PSN not "
+		  "yet reported, so the next ACKs repeat a lost ACK's news; off: each PSN "
+		  "past the cumulative point is SACKed once, and a lost ACK can cost a "
+		  "spurious resend" },
 	{ .lname = "ar-every-fill", .sec = "transport", .key = "ar_every_fill",
 	  .type = T_BOOL, FLD(ar_every_fill), .has_simdef = true, .simdef = 1,
 	  .help = "every packet that fills the window asks for an ACK, as the UEC "

@@ -553,6 +553,57 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	return 0;
 }
 
+/* The start of a SACK window that ends at PSN a: 56 below it, not below
+ * the cumulative point (aligned down to 8 it reaches 63 below). */
+static uint32_t
+sack_window_to(uint32_t cack, uint32_t a)
+{
+	return a - cack > 56 ? a - 56 : cack;
+}
+
+/*
+ * sack_repeat: where the window starts instead of at the oldest unreported
+ * PSN u_lo (UINT32_MAX: none). It ends at the trigger, as the UEC
+ * reference's ACKs do, or failing that at the newest PSN received, so its
+ * bits below repeat what earlier ACKs said in case they were lost; either
+ * is taken only if it holds every unreported PSN the window from u_lo
+ * would hold, so this ACK reports all it would have.
+ */
+static uint32_t
+sack_repeat_lo(const struct uet_ep *ep, const struct pdc *p, uint32_t trig, uint32_t u_lo)
+{
+	uint32_t cack = p->rx.cack, hi = p->rx.max_psn1 - 1, cand[2], wb, span, u_hi;
+	uint32_t n = 0, i;
+	uint64_t u;
+
+	/* (A probe's reply has no trigger.) */
+	if (psn_lt(cack, trig) && psn_lt(trig, p->rx.max_psn1))
+		cand[n++] = sack_window_to(cack, trig);
+	cand[n++] = sack_window_to(cack, hi);
+	if (u_lo == UINT32_MAX)
+		return cand[0];
+	/* The newest unreported PSN the window from u_lo holds. Ring slots
+	 * below cack, and at or past cack + win, alias PSNs at the window's
+	 * other end. */
+	wb = u_lo & ~7u;
+	u = uet_bit_ring_get64(p->rx.unrep, ep->win, ring_idx(ep, wb));
+	span = cack + ep->win - wb;
+	if (span < 64)
+		u &= (1ULL << span) - 1;
+	if (psn_lt(wb, cack))
+		u &= ~((1ULL << (cack - wb)) - 1);
+	if (u == 0)
+		return u_lo;
+	u_hi = wb + (uint32_t)(63 - __builtin_clzll(u));
+	for (i = 0; i < n; i++) {
+		uint32_t cb = cand[i] & ~7u;
+
+		if (!psn_lt(u_lo, cb) && u_hi - cb < 64)
+			return cand[i];
+	}
+	return u_lo;
+}
+
 int
 rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t cap,
 	     struct uet_tx_meta *m, uint64_t now)
@@ -582,19 +633,9 @@ rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t
 		k = uet_bit_ring_next_set(p->rx.unrep, ep->win, ring_idx(ep, cack), ep->win);
 		if (k != UINT32_MAX)
 			lo = cack + k;
-		/* sack_repeat: a window that would start at the oldest
-		 * unreported PSN but can still hold it ends at the newest PSN
-		 * received instead. The unreported PSNs all lie in both
-		 * windows (none is newer), so this ACK reports what it would
-		 * have, and the bits below repeat what earlier ACKs said in
-		 * case they were lost; the 7 above are the alignment's. */
-		if (ep->cfg.ack_sack_repeat) {
-			uint32_t hi = p->rx.max_psn1 - 1;
-			uint32_t rep_lo = hi - cack > 56 ? hi - 56 : cack;
-
-			if (k == UINT32_MAX || psn_lt(rep_lo, lo))
-				lo = rep_lo;
-		}
+		if (ep->cfg.ack_sack_repeat)
+			lo = sack_repeat_lo(ep, p, ci->flags & UET_ACK_F_P ? cack : ci->psn,
+					    k != UINT32_MAX ? lo : UINT32_MAX);
 	}
 	base = lo & ~7u;
 	/* base is at most 7 below cack, or above it when the oldest
