@@ -563,14 +563,15 @@ sack_window_to(uint32_t cack, uint32_t a)
 
 /*
  * sack_repeat: where the window starts instead of at the oldest unreported
- * PSN u_lo (UINT32_MAX: none). It ends at the trigger, as the UEC
+ * PSN u_lo (if have_unrep; else at cack). It ends at the trigger, as the UEC
  * reference's ACKs do, or failing that at the newest PSN received, so its
  * bits below repeat what earlier ACKs said in case they were lost; either
  * is taken only if it holds every unreported PSN the window from u_lo
  * would hold, so this ACK reports all it would have.
  */
 static uint32_t
-sack_repeat_lo(const struct uet_ep *ep, const struct pdc *p, uint32_t trig, uint32_t u_lo)
+sack_repeat_lo(const struct uet_ep *ep, const struct pdc *p, uint32_t trig, bool have_unrep,
+	       uint32_t u_lo)
 {
 	uint32_t cack = p->rx.cack, hi = p->rx.max_psn1 - 1, cand[2], wb, span, u_hi;
 	uint32_t n = 0, i;
@@ -580,7 +581,7 @@ sack_repeat_lo(const struct uet_ep *ep, const struct pdc *p, uint32_t trig, uint
 	if (psn_lt(cack, trig) && psn_lt(trig, p->rx.max_psn1))
 		cand[n++] = sack_window_to(cack, trig);
 	cand[n++] = sack_window_to(cack, hi);
-	if (u_lo == UINT32_MAX)
+	if (!have_unrep)
 		return cand[0];
 	/* The newest unreported PSN the window from u_lo holds. Ring slots
 	 * below cack, and at or past cack + win, alias PSNs at the window's
@@ -635,7 +636,7 @@ rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t
 			lo = cack + k;
 		if (ep->cfg.ack_sack_repeat)
 			lo = sack_repeat_lo(ep, p, ci->flags & UET_ACK_F_P ? cack : ci->psn,
-					    k != UINT32_MAX ? lo : UINT32_MAX);
+					    k != UINT32_MAX, lo);
 	}
 	base = lo & ~7u;
 	/* base is at most 7 below cack, or above it when the oldest
