@@ -354,8 +354,12 @@ DC_LOADS = ("0.4", "0.6", "0.8", "1.0")
 # message is done: htsim's "finished at" times are absolute, and the
 # slowest single message (a 31 KB chunk of the ring) is not the
 # collective's time.
-COLLECTIVES = (("alltoall", "all-to-all", ["--pattern", "alltoall", "--size", "2000000",
-                                           "--iters", "1", "--parallel", "4"]),
+def alltoall_args(parallel):
+    return ["--pattern", "alltoall", "--size", "2000000", "--iters", "1", "--parallel",
+            parallel]
+
+
+COLLECTIVES = (("alltoall", "all-to-all", alltoall_args("4")),
                ("ring", "ring all-reduce", ["--pattern", "ring-allreduce", "--size", "4000000",
                                            "--iters", "1"]),
                ("bfly", "butterfly all-reduce", ["--pattern", "butterfly-allreduce", "--size",
@@ -368,28 +372,29 @@ def collective_runs(fig, lbs, a, extra=()):
             for key, _, args in COLLECTIVES for lb in lbs for s in seeds(a)]
 
 
+def collective_us(fig, key, lb, a, res):
+    """A collective's runtime per seed."""
+    return [res["%s-%s-%s-%d" % (fig, key, lb, s)]["compl_us"] for s in seeds(a)]
+
+
 def collective_table(fig, lbs, a, res, caption, paper):
     """Runtime per collective and load balancer, REPS's as the reference,
     and each collective's second best."""
     out = [caption,
            "| LB | " + " | ".join("%s (us) | vs REPS" % name for _, name, _ in COLLECTIVES) +
            " |", "|---|" + "---|---|" * len(COLLECTIVES)]
-    m = {}
-    for key, _, _ in COLLECTIVES:
-        for lb in lbs:
-            m[(key, lb)] = [res["%s-%s-%s-%d" % (fig, key, lb, s)]["compl_us"]
-                            for s in seeds(a)]
+    m = {(key, lb): collective_us(fig, key, lb, a, res) for key, _, _ in COLLECTIVES
+         for lb in lbs}
+    mean = {k: mean_range(v)[0] for k, v in m.items()}
     for lb in lbs:
         out.append("| %s | %s |" % (LB_NAMES[lb], " | ".join(
-            "%s | %.2fx" % (fmt(m[(key, lb)]), mean_range(m[(key, lb)])[0] /
-                            mean_range(m[(key, "reps")])[0]) for key, _, _ in COLLECTIVES)))
+            "%s | %.2fx" % (fmt(m[(key, lb)]), mean[(key, lb)] / mean[(key, "reps")])
+            for key, _, _ in COLLECTIVES)))
     notes = []
     for key, name, _ in COLLECTIVES:
-        ref = mean_range(m[(key, "reps")])[0]
-        second = min((lb for lb in lbs if lb != "reps"),
-                     key=lambda lb: mean_range(m[(key, lb)])[0])
+        second = min((lb for lb in lbs if lb != "reps"), key=lambda lb: mean[(key, lb)])
         notes.append("%s %s %.2fx" % (name, LB_NAMES[second],
-                                      mean_range(m[(key, second)])[0] / ref))
+                                      mean[(key, second)] / mean[(key, "reps")]))
     out.append("\nThe second best over REPS: %s. %s\n" % ("; ".join(notes), paper))
     return out
 
@@ -401,11 +406,9 @@ def collective_plot(ax, fig, lbs, a, res, title, paper_y, paper_label):
     width, top = 0.4, paper_y
     for k, (key, name) in enumerate((("alltoall", "all-to-all"),
                                      ("bfly", "butterfly all-reduce"))):
-        ref = mean_range([res["%s-%s-reps-%d" % (fig, key, s)]["compl_us"]
-                          for s in seeds(a)])[0]
-        st = [tuple(x / ref for x in mean_range(
-            [res["%s-%s-%s-%d" % (fig, key, lb, s)]["compl_us"] for s in seeds(a)]))
-            for lb in lbs]
+        ref = mean_range(collective_us(fig, key, "reps", a, res))[0]
+        st = [tuple(x / ref for x in mean_range(collective_us(fig, key, lb, a, res)))
+              for lb in lbs]
         xs = [i + (k - 0.5) * width for i in range(len(lbs))]
         ax.bar(xs, [m[0] for m in st], width,
                yerr=[[m[0] - m[1] for m in st], [m[2] - m[0] for m in st]],
@@ -539,9 +542,7 @@ class Fig3:
         out += collective_runs("f3", self.ai_lbs, a)
         # The artifact's all-to-all also runs 1, 2, 8 and 16 messages in
         # flight per host; the paper's "up to 20%" may be over them.
-        a2a = COLLECTIVES[0][2]
-        assert a2a[-2] == "--parallel"
-        out += [Run(self.a2a_id(n, lb, s), ["--nodes", "128"] + a2a[:-1] + [n, "--lb", lb], s)
+        out += [Run(self.a2a_id(n, lb, s), ["--nodes", "128"] + alltoall_args(n) + ["--lb", lb], s)
                 for n in self.a2a_parallel if n != "4" for lb in ("ops", "reps")
                 for s in seeds(a)]
         for lb in self.ai_lbs:

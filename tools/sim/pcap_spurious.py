@@ -4,8 +4,8 @@
 every host's NIC (--pcap DIR/h%e.pcap --pcap-hosts 0-N) and sorts each PSN
 the receiver got more than once: either the copy it got first had already
 arrived when the sender resent (were ACKs reporting it sent before the
-resend, and were they lost, or still on their way?), or that copy was still in flight (a late copy, with
-its one-way delay). A copy is told from its resend by its EV (the UDP
+resend, and were they lost, or still on their way?), or that copy was
+still in flight (a late copy, with its one-way delay). A copy is told from its resend by its EV (the UDP
 source port); where two copies carried the same EV the PSN is counted as
 ambiguous.
 
@@ -50,9 +50,12 @@ def frames(path):
     """(ts_ns, src, dst, sport, pds type, PDS bytes) of each UET frame."""
     with open(path, "rb") as f:
         data = f.read()
-    if len(data) < 24 or pcap_records(data)[0][0] != PCAP_MAGIC_NS:
+    if len(data) < 24:
+        sys.exit("%s: not a pcap" % path)
+    head, recs = pcap_records(data)
+    if head[0] != PCAP_MAGIC_NS:
         sys.exit("%s: not a nanosecond pcap (uet-sim --pcap writes one)" % path)
-    for ts, _, _, b in pcap_records(data)[1]:
+    for ts, _, _, b in recs:
         u = udp4(b)
         if u is None or len(b) < 44 or UET_UDP_PORT not in u[2:]:
             continue
@@ -102,6 +105,7 @@ def read(paths):
 def classify(tx, rx, acks_tx, acks_rx):
     out = collections.Counter()
     late_us, wait_us, covering = [], [], []
+    got_by_key = {}   # per PDC: when each ACK reached the sender
     for k, arr in rx.items():
         if len(arr) < 2:
             continue
@@ -127,7 +131,9 @@ def classify(tx, rx, acks_tx, acks_rx):
         key, psn = k[:3], k[3]
         sent = [(a, ev) for t, a, ev in acks_tx.get(key, [])
                 if a0 <= t < resent and ack_covers(a, psn)]
-        got = {(a, ev): t for t, a, ev in acks_rx.get(key, [])}
+        if key not in got_by_key:
+            got_by_key[key] = {(a, ev): t for t, a, ev in acks_rx.get(key, [])}
+        got = got_by_key[key]
         covering.append(len(sent))
         if not sent:
             out["no_covering_ack_sent"] += 1
