@@ -30,6 +30,7 @@ static const char *const profile_reps_paper[] = {
 	"buffer-bytes=0", "ecn-kmin-pct=20", "ecn-kmax-pct=80", "trim=no", "mtu=4096",
 	"ev-base=1", "ev-count=65535", "cc=dctcp-mprdma", "loss-detect=nack-rto",
 	"rto-ns=70000", "rto-backoff=no", "max-rto-retx=1000", "ack-every=0",
+	"sack-repeat=yes",
 	"reps-freeze-ns=10000000", "reps-explore-reset=yes",
 	"flowlet-ack-clock=yes", "plb-ce-pct=25", "plb-rounds=2", "mptcp-subflows=8",
 	NULL,
