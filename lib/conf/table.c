@@ -19,9 +19,11 @@ const char *const uet_perf_loss_detect[] = { "adaptive", "nack-rto", NULL };
  * DCTCP variant, 2^16 EVs (the artifact's -paths 65535), a fixed 70 us RTO
  * that does not back off (htsim's per-packet timer; 1000 expiries without
  * progress before a flow fails, where htsim never gives up) and no
- * trimming, per-packet ACKs, 400 Gb/s two-tier fat trees with 500 ns links
- * and switches, one-BDP queues marking ECN from 20% to 80%, 4 KiB
- * packets; REPS with the artifact's 10 ms freeze and its reset exploration;
+ * trimming, per-packet ACKs whose SACK window ends at their trigger as
+ * htsim's (so the next ACKs repeat a lost one's news; without it a lost
+ * ACK made the timer resend what had arrived), 400 Gb/s two-tier fat trees
+ * with 500 ns links and switches, one-BDP queues marking ECN from 20% to
+ * 80%, 4 KiB packets; REPS with the artifact's 10 ms freeze and its reset exploration;
  * flowlets timed from the last ACK; PLB at 25% for 2 rounds. Sizes, node
  * counts and per-figure freezes are the scenario's (tools/sim/paper_figures.py).
  */
@@ -470,8 +472,9 @@ const struct opt opt_table[] = {
 	  .names = NAMES_PROFILE, FLD(profile), .sdef = "none", .meta = "NAME",
 	  .help = "start from a named set of options, which the INI file and the command line "
 		  "override: reps-paper (the REPS paper's simulation setup: dctcp-mprdma, 2^16 "
-		  "EVs, a fixed 70 us RTO without backoff, no trimming, per-packet ACKs, "
-		  "400 Gb/s, one-BDP queues, ECN 20-80%; doc/uet-sim.md)" },
+		  "EVs, a fixed 70 us RTO without backoff, no trimming, per-packet ACKs "
+		  "repeating recent SACKs, 400 Gb/s, one-BDP queues, ECN 20-80%; "
+		  "doc/uet-sim.md)" },
 	{ .lname = "config", .type = T_CONFIG, FLD(config), .meta = "FILE",
 	  .help = "read options from the INI FILE first; the command line overrides it" },
 	{ .lname = "help", .sname = 'h', .type = T_HELP, .help = "show this help" },

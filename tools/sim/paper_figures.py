@@ -1380,7 +1380,8 @@ def main():
                     help="run nothing: tables and plots from the JSON in --out-dir")
     ap.add_argument("--sim-arg", action="append", default=[], metavar="ARG",
                     help="one more uet-sim argument for every run, after the setup's "
-                    "(repeat it: --sim-arg=--sack-repeat); the cache keys hold it, so "
+                    "(repeat it; --sim-arg=--sack-repeat=no runs the receiver of before "
+                    "2026-11-27); the cache keys hold it, so "
                     "give such runs their own --out-dir")
     ap.add_argument("--any-build", action="store_true",
                     help="take cached reports made by another uet-sim build (a cluster's); "
