@@ -23,9 +23,10 @@ const char *const uet_perf_loss_detect[] = { "adaptive", "nack-rto", NULL };
  * htsim's (so the next ACKs repeat a lost one's news; without it a lost
  * ACK made the timer resend what had arrived), 400 Gb/s two-tier fat trees
  * with 500 ns links and switches, one-BDP queues marking ECN from 20% to
- * 80%, 4 KiB packets; REPS with the artifact's 10 ms freeze and its reset exploration;
- * flowlets timed from the last ACK; PLB at 25% for 2 rounds. Sizes, node
- * counts and per-figure freezes are the scenario's (tools/sim/paper_figures.py).
+ * 80%, 4 KiB packets; REPS with the artifact's 10 ms freeze and its reset
+ * exploration; flowlets timed from the last ACK; PLB at 25% for 2 rounds.
+ * Sizes, node counts and per-figure freezes are the scenario's
+ * (tools/sim/paper_figures.py).
  */
 static const char *const profile_reps_paper[] = {
 	"link-gbps=400", "tiers=2", "link-latency-ns=500", "switch-latency-ns=500",
