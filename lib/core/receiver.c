@@ -553,6 +553,17 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	return 0;
 }
 
+/* A ring's 64 bits from PSN base, those at or past cack + win cleared:
+ * those ring positions alias live PSNs at the window's other end. */
+static uint64_t
+window_word(const struct uet_ep *ep, const uint64_t *ring, uint32_t cack, uint32_t base)
+{
+	uint64_t w = uet_bit_ring_get64(ring, ep->win, ring_idx(ep, base));
+	uint32_t span = cack + ep->win - base;
+
+	return span < 64 ? w & ((1ULL << span) - 1) : w;
+}
+
 /* The start of a SACK window that ends at PSN a: 56 below it, not below
  * the cumulative point (aligned down to 8 it reaches 63 below). */
 static uint32_t
@@ -573,7 +584,7 @@ static uint32_t
 sack_repeat_lo(const struct uet_ep *ep, const struct pdc *p, uint32_t trig, bool have_unrep,
 	       uint32_t u_lo)
 {
-	uint32_t cack = p->rx.cack, hi = p->rx.max_psn1 - 1, cand[2], wb, span, u_hi;
+	uint32_t cack = p->rx.cack, hi = p->rx.max_psn1 - 1, cand[2], wb, u_hi;
 	uint32_t n = 0, i;
 	uint64_t u;
 
@@ -584,13 +595,9 @@ sack_repeat_lo(const struct uet_ep *ep, const struct pdc *p, uint32_t trig, bool
 	if (!have_unrep)
 		return cand[0];
 	/* The newest unreported PSN the window from u_lo holds. Ring slots
-	 * below cack, and at or past cack + win, alias PSNs at the window's
-	 * other end. */
+	 * below cack alias PSNs at the window's other end too. */
 	wb = u_lo & ~7u;
-	u = uet_bit_ring_get64(p->rx.unrep, ep->win, ring_idx(ep, wb));
-	span = cack + ep->win - wb;
-	if (span < 64)
-		u &= (1ULL << span) - 1;
+	u = window_word(ep, p->rx.unrep, cack, wb);
 	if (psn_lt(wb, cack))
 		u &= ~((1ULL << (cack - wb)) - 1);
 	if (u == 0)
@@ -612,7 +619,7 @@ rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t
 	struct pdc *p = &ep->pdcs[ci->pdc_slot];
 	struct uet_nscc_state ns;
 	struct uet_hdr h;
-	uint32_t cack, lo, base, below, span, k;
+	uint32_t cack, lo, base, below, k;
 	uint64_t bits = 0, svc, v;
 	int32_t off;
 	int n;
@@ -642,14 +649,8 @@ rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t
 	/* base is at most 7 below cack, or above it when the oldest
 	 * unreported PSN is. */
 	below = psn_lt(base, cack) ? cack - base : 0;
-	if (p->rx.bm != NULL) {
-		bits = uet_bit_ring_get64(p->rx.bm, ep->win, ring_idx(ep, base));
-		/* Ring positions at or past cack + win alias live PSNs of the
-		 * window: nothing there can have been received. */
-		span = cack + ep->win - base;
-		if (span < 64)
-			bits &= (1ULL << span) - 1;
-	}
+	if (p->rx.bm != NULL)
+		bits = window_word(ep, p->rx.bm, cack, base);
 	/* PSNs in [base, cack) are received: the spec fills them with 1s. */
 	if (below != 0)
 		bits |= (1ULL << below) - 1;

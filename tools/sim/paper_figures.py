@@ -542,7 +542,8 @@ class Fig3:
         out += collective_runs("f3", self.ai_lbs, a)
         # The artifact's all-to-all also runs 1, 2, 8 and 16 messages in
         # flight per host; the paper's "up to 20%" may be over them.
-        out += [Run(self.a2a_id(n, lb, s), ["--nodes", "128"] + alltoall_args(n) + ["--lb", lb], s)
+        out += [Run(self.a2a_id(n, lb, s),
+                    ["--nodes", "128"] + alltoall_args(n) + ["--lb", lb], s)
                 for n in self.a2a_parallel if n != "4" for lb in ("ops", "reps")
                 for s in seeds(a)]
         for lb in self.ai_lbs:

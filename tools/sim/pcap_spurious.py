@@ -5,9 +5,9 @@ every host's NIC (--pcap DIR/h%e.pcap --pcap-hosts 0-N) and sorts each PSN
 the receiver got more than once: either the copy it got first had already
 arrived when the sender resent (were ACKs reporting it sent before the
 resend, and were they lost, or still on their way?), or that copy was
-still in flight (a late copy, with its one-way delay). A copy is told from its resend by its EV (the UDP
-source port); where two copies carried the same EV the PSN is counted as
-ambiguous.
+still in flight (a late copy, with its one-way delay). A copy is told
+from its resend by its EV (the UDP source port); where two copies
+carried the same EV the PSN is counted as ambiguous.
 
 usage: tools/sim/pcap_spurious.py [--json] CAPTURE...
 """
