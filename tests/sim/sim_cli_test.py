@@ -8,6 +8,7 @@ usage: sim_cli_test.py UET_SIM
 """
 import hashlib
 import json
+import random
 import os
 import shlex
 import shutil
@@ -334,21 +335,22 @@ def case_paper_figures(exe, tmp):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     cmds = open(jl).read().splitlines()
-    ai = [c for c in cmds if "--pattern alltoall" in c or "-allreduce" in c]
-    synth = [c for c in cmds if "--pattern cm" not in c and c not in ai]
+    ai = [c for c in cmds if any("/art-%s-" % k in c for k in ("alltoall4", "ring", "bfly"))]
+    dc = [c for c in cmds if "/dc-32-" in c]
+    synth = [c for c in cmds if "--pattern cm" not in c]
     assert len(synth) == 81 and all(
         "--nodes 128" in c and "--ar-tie-first" in c and
         all("link-rate:0:tor%d.up0:200:dir=up" % t in c for t in (0, 4, 8, 12))
         for c in synth), synth[:2]
     assert sum("--pattern incast --fanin 8 --root 63" in c for c in synth) == 27
-    # ... the AI collectives under the same four degraded uplinks, 3 x 9;
+    assert len(cmds) == len(synth) + len(ai) + len(dc), cmds
+    # ... the artifact's collective matrices, 3 x 9, under what its
+    # run_collective.py degrades (-failed 4 without -skip_asy: ToR 0's
+    # uplinks to spines 0-3), as run_dc.py's traces, 4 loads x 9 load
+    # balancers.
     assert len(ai) == 27 and all(
-        all("link-rate:0:tor%d.up0:200:dir=up" % t in c for t in (0, 4, 8, 12)) for c in ai)
-    assert sum("--pattern alltoall --size 2000000 --iters 1 --parallel 4" in c
-               for c in ai) == 9, ai
-    # ... and run_dc.py's traces (-failed 4 without -skip_asy: ToR 0's
-    # uplinks to spines 0-3), 4 loads x 9 load balancers.
-    dc = [c for c in cmds if "--pattern cm" in c]
+        "--pattern cm" in c and "tor4." not in c and
+        all("link-rate:0:tor0.up%d:200:dir=up" % u in c for u in range(4)) for c in ai), ai
     assert len(dc) == 36 and all(
         "/dc-32-" in c and all("link-rate:0:tor0.up%d:200:dir=up" % u in c for u in range(4))
         and "tor4." not in c for c in dc), dc[:2]
@@ -424,6 +426,81 @@ def case_paper_figures(exe, tmp):
         assert end["losses"]["retransmissions"] == end["losses"]["network_drops"] > 0
         mean[lb] = end["fct"]["mean_ns"]
     assert mean["reps"] < 0.99 * mean["ops"], mean
+
+
+def case_art_collectives(exe, tmp):
+    # The artifact's collective matrices (paper_figures.py, --setup
+    # artifact) as its gen_files.py lays them out, and uet-sim runs each to
+    # the end with every dependency kept.
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "tools", "sim"))
+    import paper_figures as pf
+
+    def parse(text):
+        lines = text.splitlines()
+        hdr = [ln.split() for ln in lines[:3]]
+        flows = []
+        for ln in lines[3:]:
+            if ln.startswith("trigger id "):
+                continue
+            t = ln.split()
+            src, dst = map(int, t[0].split("->"))
+            kv = dict(zip(t[3::2], t[4::2]))
+            flows.append((src, dst, int(t[2]), kv))
+        trig = [ln.split()[3] for ln in lines[3:] if ln.startswith("trigger id ")]
+        assert hdr[0] == ["Nodes", "128"] and int(hdr[1][1]) == len(flows) and \
+            int(hdr[2][1]) == len(trig), hdr
+        return flows, trig
+
+    order = list(range(128))
+    random.Random(42).shuffle(order)
+    # All-to-all, 4 in flight: every ordered pair once; a host's first 4
+    # start at 0, each later one on a multishot its previous batch fires.
+    flows, trig = parse(pf.art_alltoall_cm(4))
+    assert len(flows) == 128 * 127 and len(trig) == 128 * 31 and set(trig) == {"multishot"}
+    assert sorted((f[0], f[1]) for f in flows) == sorted(
+        (a, b) for a in range(128) for b in range(128) if a != b)
+    assert sum(f[3].get("start") == "0" for f in flows) == 4 * 128
+    assert flows[0][:2] == (order[0], order[1]) and flows[1][:2] == (order[0], order[32])
+    assert all(f[3]["size"] == "2000000" for f in flows)
+    # Ring: 64 chains of 127 hops of 4 MB over the first 64 of that order,
+    # each hop started by the previous one's arrival at its source.
+    flows, trig = parse(pf.art_ring_cm())
+    assert len(flows) == 64 * 127 and len(trig) == 64 * 126
+    assert {f[0] for f in flows} == set(order[:64]) and all(
+        f[3]["size"] == "4000000" for f in flows)
+    done = {f[3].get("recv_done_trigger"): f for f in flows}
+    for f in flows:
+        if "trigger" in f[3]:
+            prev = done[f[3]["trigger"]]
+            assert prev[1] == f[0], (prev, f)
+    # Butterfly: 7 steps of 20 MB both ways between hosts 2^d apart, each
+    # host's step started by the previous step's message into it.
+    flows, trig = parse(pf.art_butterfly_cm())
+    assert len(flows) == 7 * 128 and len(trig) == 6 * 128
+    into = {f[3].get("recv_done_trigger"): f for f in flows}
+    for k, f in enumerate(flows):
+        d = k // 128
+        assert f[0] ^ f[1] == 1 << d and f[3]["size"] == "20000000", (k, f)
+        assert (d == 0) == ("start" in f[3]) and (d == 6) == ("recv_done_trigger" not in f[3])
+        if d:
+            assert into[f[3]["trigger"]][1] == f[0] and \
+                into[f[3]["trigger"]][0] ^ f[0] == 1 << (d - 1), f
+    # Small versions on 16 hosts run to the end, in order: the butterfly
+    # takes at least its 4 steps' serialisation.
+    for name, text in (("a2a", pf.art_alltoall_cm(2, hosts=16, size=100000)),
+                       ("ring", pf.art_ring_cm(hosts=16, ranks=8, size=100000)),
+                       ("bfly", pf.art_butterfly_cm(hosts=16, size=400000))):
+        cm, rep = os.path.join(tmp, name + ".cm"), os.path.join(tmp, name + ".json")
+        with open(cm, "w") as f:
+            f.write(text)
+        run(exe, ["--nodes", "16", "--pattern", "cm", "--cm", cm, "--lb", "reps", "-J", rep])
+        end = json.load(open(rep))["end"]
+        n = text.count("->")
+        assert end["flow_counts"]["ok"] == n and end["bytes_rx"] == sum(
+            int(ln.split(" size ")[1].split()[0]) for ln in text.splitlines() if "->" in ln), end
+        if name == "bfly":
+            assert end["completion_ns"] > 4 * 400000 * 8 / 400e9 * 1e9, end["completion_ns"]
 
 
 def case_progress(exe, tmp):
@@ -571,7 +648,7 @@ CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "pcap": case_pcap, "pcap_spurious": case_pcap_spurious,
          "plot": case_plot,
          "progress": case_progress,
-         "paper_figures": case_paper_figures,
+         "paper_figures": case_paper_figures, "art_collectives": case_art_collectives,
          "mixed_ecmp": case_mixed_ecmp, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}

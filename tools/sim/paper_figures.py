@@ -101,9 +101,8 @@ ARTIFACT_ALL = ["--link-latency-ns", "1000", "--switch-latency-ns", "0", "--rto-
 ARTIFACT = {
     # fig_1_symmetric_micro.py: no -disable_trim, -ecn 20 80, -q 100
     "2": ["--trim"],
-    # run_symmetric.py and run_dc.py: -disable_trim, -ecn 25 76 of a
-    # 100-101-packet queue (run_collective.py, not read, is called with
-    # the same --trim off). Its Adaptive RoCE (fat_tree_switch.cpp's
+    # run_symmetric.py, run_dc.py and run_collective.py: -disable_trim,
+    # -ecn 25 76 of a 100-101-packet queue. Its Adaptive RoCE (fat_tree_switch.cpp's
     # adaptive_nvidia()) sends a tie between equally short queues to the
     # first port: --ar-tie-first
     "3": ["--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75", "--ar-tie-first"],
@@ -347,13 +346,134 @@ def dc_trace_file(a, hosts, load, s):
 
 DC_LOADS = ("0.4", "0.6", "0.8", "1.0")
 
+# The artifact's collectives (--setup artifact): its gen_files.py writes
+# them as htsim connection matrices on the 128-host fabric, and they are not
+# the textbook algorithms of uet-sim's patterns. Each generator below
+# writes the same matrix from the same rules (hosts shuffled by Python's
+# random with seed 42, as its scripts do), so the runs see the artifact's
+# layout; lines are "S->D id I (start 0 | trigger T) size B
+# [send_done_trigger T | recv_done_trigger T]", trigger lines after them.
+# - all-to-all (gen_serialn_alltoall.py 128 128 128 n 2000000): host order
+#   shuffled; each host sends in batches of n, the d-th batch to the hosts
+#   d, d + h, d + 2h, ... places after it in that order (h = 127 // n),
+#   then the 127 % n left over; each finished message starts one of the
+#   next batch (a multishot trigger), so n are in flight. The script
+#   writes "start 1000000" (its 1 us of start spread times 10^6, no
+#   spread); every first batch starts at 0 here.
+# - ring all-reduce (gen_allreduce.py 128 64 64 4000000, no locality): the
+#   first 64 hosts of that order in a ring; each of 64 chains carries
+#   4,000,000 B around the ring for 2 x 64 - 1 hops, each hop starting when
+#   the previous one is done (a oneshot trigger): every hop moves the
+#   whole 4 MB, not a 1/64 chunk.
+# - butterfly all-reduce (gen_allreduce_butterfly.py 128 1 128 20000000,
+#   locality: hosts in order): 7 steps, partners 1, 2, ..., 64 apart; each
+#   exchanges the full 20,000,000 B both ways, and a host's step starts
+#   when the previous step's message into it is done.
+# In both the artifact's "done" is htsim's send_done, the sender's last
+# ACK; here it is recv_done at the host that starts the next message, half
+# an RTT sooner, since uet-sim starts a flow only on what its own host sees
+# (lib/workload/cm.c).
+ART_COLL_SEED = 42
+
+
+def art_order(n):
+    order = list(range(n))
+    random.Random(ART_COLL_SEED).shuffle(order)
+    return order
+
+
+def cm_text(hosts, lines, ntrig, kind):
+    return "".join(["Nodes %d\nConnections %d\nTriggers %d\n" % (hosts, len(lines), ntrig)] +
+                   [x + "\n" for x in lines] +
+                   ["trigger id %d %s\n" % (t, kind) for t in range(1, ntrig + 1)])
+
+
+def flow_line(i, src, dst, size, after, done, on="send_done"):
+    return "%d->%d id %d %s size %d%s" % (
+        src, dst, i, "start 0" if after is None else "trigger %d" % after, size,
+        "" if done is None else " %s_trigger %d" % (on, done))
+
+
+def art_alltoall_cm(parallel, hosts=128, size=2000000):
+    order, lines, trig = art_order(hosts), [], 0
+    per, left = (hosts - 1) // parallel, (hosts - 1) % parallel
+    for s in range(hosts):
+        batches = [[(s + d + k * per) % hosts for k in range(parallel)]
+                   for d in range(1, per + 1)]
+        if left:
+            batches.append([(s + parallel * per + k + 1) % hosts for k in range(left)])
+        after = None
+        for b, dsts in enumerate(batches):
+            done = None
+            if b + 1 < len(batches):
+                trig += 1
+                done = trig
+            for d in dsts:
+                lines.append(flow_line(len(lines) + 1, order[s], order[d], size, after, done))
+            after = done
+    return cm_text(hosts, lines, trig, "multishot")
+
+
+def art_ring_cm(hosts=128, ranks=64, size=4000000):
+    ring, lines, trig = art_order(hosts)[:ranks], [], 0
+    for s in range(ranks):
+        after = None
+        for d in range(1, 2 * ranks):
+            done = None
+            if d < 2 * ranks - 1:
+                trig += 1
+                done = trig
+            lines.append(flow_line(len(lines) + 1, ring[(s + d - 1) % ranks],
+                                   ring[(s + d) % ranks], size, after, done, "recv_done"))
+            after = done
+    return cm_text(hosts, lines, trig, "oneshot")
+
+
+def art_butterfly_cm(hosts=128, size=20000000):
+    steps, lines, trig = hosts.bit_length() - 1, [], 0
+    into = {}   # host -> trigger of the message into it at the last step
+    for d in range(steps):
+        last, now = d == steps - 1, {}
+        for a in range(hosts):
+            if (a >> d) & 1:
+                continue
+            for src, dst in ((a, a + (1 << d)), (a + (1 << d), a)):
+                done = None
+                if not last:
+                    trig += 1
+                    done = now[dst] = trig
+                lines.append(flow_line(len(lines) + 1, src, dst, size, into.get(src), done,
+                                       "recv_done"))
+        into = now
+    return cm_text(hosts, lines, trig, "oneshot")
+
+
+ART_COLL_NOTE = ("; the artifact's matrices: all-to-all over its shuffled host order, the ring "
+                 "over 64 of the hosts with 4 MB per hop, the butterfly 7 steps of 20 MB each")
+
+
+def cm_file(a, stem, text):
+    """Write a generated matrix into the out-dir under a name that carries a
+    hash of its text: a changed generator writes a new file beside the one a
+    sweep still running may read."""
+    path = os.path.join(a.out_dir, "%s-%s.cm" % (stem, hashlib.sha256(
+        text.encode()).hexdigest()[:12]))
+    if not os.path.exists(path):
+        with open(path + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(path + ".tmp", path)
+    return path
+
+
 # The AI collectives on the 128-host fabric at the artifact's sizes
 # (reps.md §4.1): all-to-all of 2,000,000 B messages, 4 in flight per host
 # (its n in {1, 2, 4, 8, 16}), ring all-reduce of 4,000,000 B, butterfly
-# all-reduce of 20,000,000 B. Their metric is the runtime, when the last
-# message is done: htsim's "finished at" times are absolute, and the
-# slowest single message (a 31 KB chunk of the ring) is not the
-# collective's time.
+# all-reduce of 20,000,000 B. The paper's text names the algorithms only,
+# so the profile runs uet-sim's patterns (NCCL's ring and a recursive
+# halving / doubling butterfly, each moving S per rank); --setup artifact
+# runs the artifact's own matrices (above). Their metric is the runtime,
+# when the last message is done: htsim's "finished at" times are absolute,
+# and the slowest single message is not the collective's time.
 def alltoall_args(parallel):
     return ["--pattern", "alltoall", "--size", "2000000", "--iters", "1", "--parallel",
             parallel]
@@ -366,10 +486,22 @@ COLLECTIVES = (("alltoall", "all-to-all", alltoall_args("4")),
                                                  "20000000", "--iters", "1"]))
 
 
+def collective_args(a, key, parallel="4"):
+    """uet-sim's arguments for one collective under the setup."""
+    if a.setup != "artifact":
+        return (alltoall_args(parallel) if key == "alltoall"
+                else dict((k, x) for k, _, x in COLLECTIVES)[key])
+    text = {"alltoall": lambda: art_alltoall_cm(int(parallel)), "ring": art_ring_cm,
+            "bfly": art_butterfly_cm}[key]()
+    stem = "art-alltoall%s" % parallel if key == "alltoall" else "art-" + key
+    return ["--pattern", "cm", "--cm", cm_file(a, stem, text)]
+
+
 def collective_runs(fig, lbs, a, extra=()):
+    args = {key: collective_args(a, key) for key, _, _ in COLLECTIVES}
     return [Run("%s-%s-%s-%d" % (fig, key, lb, s),
-                ["--nodes", "128"] + args + ["--lb", lb] + list(extra), s)
-            for key, _, args in COLLECTIVES for lb in lbs for s in seeds(a)]
+                ["--nodes", "128"] + args[key] + ["--lb", lb] + list(extra), s)
+            for key, _, _ in COLLECTIVES for lb in lbs for s in seeds(a)]
 
 
 def collective_us(fig, key, lb, a, res):
@@ -542,10 +674,9 @@ class Fig3:
         out += collective_runs("f3", self.ai_lbs, a)
         # The artifact's all-to-all also runs 1, 2, 8 and 16 messages in
         # flight per host; the paper's "up to 20%" may be over them.
-        out += [Run(self.a2a_id(n, lb, s),
-                    ["--nodes", "128"] + alltoall_args(n) + ["--lb", lb], s)
-                for n in self.a2a_parallel if n != "4" for lb in ("ops", "reps")
-                for s in seeds(a)]
+        a2a = {n: collective_args(a, "alltoall", n) for n in self.a2a_parallel if n != "4"}
+        out += [Run(self.a2a_id(n, lb, s), ["--nodes", "128"] + a2a[n] + ["--lb", lb], s)
+                for n in a2a for lb in ("ops", "reps") for s in seeds(a)]
         for lb in self.ai_lbs:
             for s in seeds(a):
                 for load in self.loads:
@@ -601,8 +732,9 @@ class Fig3:
         out += collective_table(
             "f3", self.ai_lbs, a, res,
             "The AI collectives on 128 hosts (all-to-all: 2 MB messages, 4 in flight per host; "
-            "ring all-reduce 4 MB; butterfly all-reduce 20 MB), runtime (the last message "
-            "done), mean of %d seeds:\n" % a.seeds,
+            "ring all-reduce 4 MB; butterfly all-reduce 20 MB%s), runtime (the last message "
+            "done), mean of %d seeds:\n" % (ART_COLL_NOTE if a.setup == "artifact" else "",
+                                            a.seeds),
             "Paper: all-to-all up to 20% for REPS over the alternatives, ring all-reduce the "
             "same for most load balancers.")
         out += ["All-to-all runtime by messages in flight per host (the artifact's n), mean "
@@ -784,10 +916,10 @@ class Fig5:
     # thresholds (uet-sim's link-rate default, dir=up).
     art_failures = [x for t in (0, 4, 8, 12)
                     for x in ("--failure", "link-rate:0:tor%d.up0:200:dir=up" % t)]
-    # Its data-center runs (run_dc.py --asymmetry_links 4) pass -failed 4
-    # without -skip_asy: the first failing ToR, 0, then takes all four
-    # degraded cables, its uplinks to spines 0-3; the 32-node matrices
-    # send from ToRs 0-3.
+    # Its data-center and collective runs (run_dc.py and run_collective.py
+    # with --asymmetry_links 4) pass -failed 4 without -skip_asy: the first
+    # failing ToR, 0, then takes all four degraded cables, its uplinks to
+    # spines 0-3; the 32-node matrices send from ToRs 0-3.
     art_dc_failures = [x for u in range(4)
                        for x in ("--failure", "link-rate:0:tor0.up%d:200:dir=up" % u)]
     profile_failure = ["--failure", "degrade:0:3%:tor-up:0.5:buffer=keep"]
@@ -806,13 +938,15 @@ class Fig5:
 
     def ai_runs(self, a):
         # The collectives on 128 hosts under the figure's asymmetry: the
-        # profile's 3% of ToR uplinks, or the artifact's synthetic set's
-        # four degraded uplinks (its run_collective.py was not read).
-        return collective_runs("f5", ALL_LBS, a, self.art_failures if a.setup == "artifact"
+        # profile's 3% of ToR uplinks, or the artifact's: run_all_asy.py
+        # calls run_collective.py --trim off --asymmetry_links 4, which
+        # passes -failed 4 -down_ratio 0.5 without -skip_asy, so ToR 0's
+        # uplinks to spines 0-3 at half rate, as its data-center runs.
+        return collective_runs("f5", ALL_LBS, a, self.art_dc_failures if a.setup == "artifact"
                                else self.profile_failure)
 
     def ai_table(self, a, res):
-        where = ("the uplinks of ToRs 0, 4, 8 and 12 to spine 0 at 200 Gb/s" if
+        where = ("ToR 0's uplinks to spines 0-3 at 200 Gb/s with half their buffer" if
                  a.setup == "artifact" else "3% of ToR uplinks at 200 Gb/s")
         return collective_table(
             "f5", ALL_LBS, a, res,
