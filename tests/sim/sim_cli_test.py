@@ -401,6 +401,12 @@ def case_paper_figures(exe, tmp):
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "3", "--joblist", jl],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+    # run_collective.py's set: its matrices under all 9 load balancers, the
+    # all-to-all at 4, 8 and 16 in flight; 1 and 2 for OPS and REPS.
+    coll = [c for c in open(jl).read().splitlines() if "/art-" in c and ".cm " in c]
+    want = {"alltoall4": 9, "alltoall8": 9, "alltoall16": 9, "alltoall1": 2, "alltoall2": 2,
+            "ring": 9, "bfly": 9}
+    assert {k: sum("/art-%s-" % k in c for c in coll) for k in want} == want, coll
     # A job line: the old key's removal; uet-sim; its key.
     dc = [c.split("; ")[1].split(" -J ")[0] for c in open(jl).read().splitlines()
           if "/dc-32-1.0-1.cm" in c]
