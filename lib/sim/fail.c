@@ -26,22 +26,30 @@ link_of(struct sim_port *p)
 	return p->peer->gidx < p->gidx ? p->peer : p;
 }
 
-/* Recompute the physical state of both ports of p's link; a port that
- * just failed drops what it had queued. */
+/* Recompute the physical state of both ports of p's link (each direction
+ * fails on its own: sim_port_down_at); a port that just failed drops what
+ * it had queued. */
 static void
 link_refresh(struct sim *s, struct sim_port *p)
 {
 	struct sim_port *e[2] = { p, p->peer };
-	bool failed = p->link_down || p->node->down || p->peer->node->down;
+	bool sw_down = p->node->down || p->peer->node->down;
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		bool was = e[i]->failed;
+		bool was = e[i]->failed, failed = e[i]->link_down || sw_down;
 
 		e[i]->failed = failed;
 		if (failed && !was)
 			sim_port_flush(s, e[i]);
 	}
+}
+
+/* A link half dead is withdrawn as a dead one (BFD on the routers). */
+static bool
+link_failed(const struct sim_port *l)
+{
+	return l->failed || l->peer->failed;
 }
 
 static void
@@ -61,7 +69,7 @@ static void
 converge_ev(struct sim *s, void *a, uint64_t gen)
 {
 	struct sim_port *p = a;
-	bool want = !p->failed;
+	bool want = !link_failed(p);
 
 	if (gen != p->link_gen || p->routed == want)
 		return;
@@ -81,7 +89,7 @@ link_changed(struct sim *s, struct sim_port *p, uint64_t converge_ns)
 	struct sim_port *l = link_of(p);
 
 	l->link_gen++;
-	if (l->failed && converge_ns == 0)
+	if (link_failed(l) && converge_ns == 0)
 		return;
 	sim_at(s, s->now + sim_ps(converge_ns), converge_ev, l, l->link_gen);
 }
@@ -106,6 +114,17 @@ link_up_ev(struct sim *s, void *a, uint64_t converge_ns)
 	p->peer->link_down = false;
 	link_refresh(s, p);
 	link_changed(s, p, converge_ns);
+}
+
+/* One direction: b is (converge_ns << 1) | up. */
+static void
+port_state_ev(struct sim *s, void *a, uint64_t b)
+{
+	struct sim_port *p = a;
+
+	p->link_down = !(b & 1);
+	link_refresh(s, p);
+	link_changed(s, p, b >> 1);
 }
 
 static void
@@ -211,6 +230,20 @@ sim_link_up_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t conver
 {
 	if (p != NULL && p->peer != NULL)
 		sim_at(s, t_ps, link_up_ev, p, converge_ns);
+}
+
+void
+sim_port_down_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t converge_ns)
+{
+	if (p != NULL && p->peer != NULL)
+		sim_at(s, t_ps, port_state_ev, p, converge_ns << 1);
+}
+
+void
+sim_port_up_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t converge_ns)
+{
+	if (p != NULL && p->peer != NULL)
+		sim_at(s, t_ps, port_state_ev, p, converge_ns << 1 | 1);
 }
 
 void

@@ -123,8 +123,9 @@ static const uint8_t nfixed[SIM_FAIL_KINDS] = { 1, 1, 2, 1, 1, 2, 3, 3, 1 };
 #define OPT_FOR 0x1
 #define OPT_CONV 0x2
 #define OPT_SHAPE 0x4 /* dir=, buffer= */
+#define OPT_DIR 0x8   /* dir= */
 static const uint8_t opts[SIM_FAIL_KINDS] = {
-	OPT_FOR | OPT_CONV, 0, OPT_FOR | OPT_SHAPE, OPT_FOR | OPT_CONV, 0,
+	OPT_FOR | OPT_CONV | OPT_DIR, 0, OPT_FOR | OPT_SHAPE, OPT_FOR | OPT_CONV, 0,
 	OPT_FOR | OPT_CONV, OPT_FOR | OPT_SHAPE, OPT_FOR, OPT_FOR,
 };
 
@@ -152,7 +153,7 @@ parse_option(struct sim_failure *f, char *tok, char *err, size_t n)
 		else if (f->converge_ns == 0)
 			return fail(err, n, "converge=0: use converge=never for no convergence "
 				    "(a converge time must be > 0)");
-	} else if (strcmp(tok, "dir") == 0 && (opts[f->kind] & OPT_SHAPE)) {
+	} else if (strcmp(tok, "dir") == 0 && (opts[f->kind] & (OPT_SHAPE | OPT_DIR))) {
 		if (strcmp(v, "both") == 0)
 			f->dir = SIM_DIR_BOTH;
 		else if (strcmp(v, "up") == 0)
@@ -420,14 +421,6 @@ switch_of(struct sim *s, const struct sim_failure *f, uint32_t *sw, char *err, s
 	return 0;
 }
 
-static void
-link_down(struct sim *s, struct sim_port *p, const struct sim_failure *f, uint64_t conv)
-{
-	sim_link_down_at(s, p, ps(f->at_ns), conv);
-	if (f->for_ns)
-		sim_link_up_at(s, p, ps(f->at_ns + f->for_ns), conv);
-}
-
 /* The egress port of one direction of p's cable: up is the one on the
  * lower tier's side (a host's NIC, a switch's uplink). */
 static struct sim_port *
@@ -437,6 +430,21 @@ dir_port(struct sim_port *p, enum sim_dir d)
 	bool p_is_up = r == SIM_PORT_HOST_NIC || r == SIM_PORT_TOR_UP || r == SIM_PORT_T1_UP;
 
 	return (d == SIM_DIR_UP) == p_is_up ? p : sim_port_peer(p);
+}
+
+static void
+link_down(struct sim *s, struct sim_port *p, const struct sim_failure *f, uint64_t conv)
+{
+	if (f->dir != SIM_DIR_BOTH) {
+		p = dir_port(p, f->dir);
+		sim_port_down_at(s, p, ps(f->at_ns), conv);
+		if (f->for_ns)
+			sim_port_up_at(s, p, ps(f->at_ns + f->for_ns), conv);
+		return;
+	}
+	sim_link_down_at(s, p, ps(f->at_ns), conv);
+	if (f->for_ns)
+		sim_link_up_at(s, p, ps(f->at_ns + f->for_ns), conv);
 }
 
 /* Degrade one direction to factor x its current rate, with its buffer and

@@ -11,7 +11,8 @@
  * to sim_failure_apply(). doc/uet-sim.md is the user's reference.
  *
  * --failure SPEC, KIND:T:...[:key=value]...:
- *   link-down:T:LINK[:for=DUR][:converge=DUR]     the cable stops, both ways
+ *   link-down:T:LINK[:for=DUR][:converge=DUR][:dir=D]   the cable stops,
+ *       both ways or (dir=up, dir=down) one
  *   link-up:T:LINK
  *   link-rate:T:LINK:GBPS[:for=DUR][:dir=D][:buffer=B]
  *   switch-down:T:SWITCH[:for=DUR][:converge=DUR], switch-up:T:SWITCH
@@ -96,7 +97,7 @@ struct sim_failure {
 	double value;           /* link-rate Gbit/s, degrade factor, ber ratio,
 				 * htsim-failed factor */
 	uint32_t count;         /* htsim-failed N */
-	uint8_t dir;            /* degradations: enum sim_dir */
+	uint8_t dir;            /* degradations, link-down: enum sim_dir */
 	bool keep_buffer;       /* degradations: rate only */
 	char text[96];          /* the spec as given (for reports) */
 };

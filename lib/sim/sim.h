@@ -357,6 +357,9 @@ uint64_t sim_port_queue_bytes(const struct sim_port *p);
  *   destination) drops packets as drops_noroute.
  * - sim_link_up_at: from t the link carries traffic; routing takes it back
  *   at t + converge_ns (0: at t) if it had removed it.
+ * - sim_port_down_at / up_at: one direction of the link, what p sends (a
+ *   laser or a receiver dying on one side); the other still carries
+ *   traffic. Routing withdraws the link as when it is down both ways.
  * - sim_switch_down_at / up_at: all links of switch sw, as above; a down
  *   switch also drops what reaches it (drops_down of the sending port).
  * - sim_link_rate_at: both directions serialize at rate_bps from t (a
@@ -368,6 +371,8 @@ uint64_t sim_port_queue_bytes(const struct sim_port *p);
  */
 void sim_link_down_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t converge_ns);
 void sim_link_up_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t converge_ns);
+void sim_port_down_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t converge_ns);
+void sim_port_up_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t converge_ns);
 void sim_switch_down_at(struct sim *s, uint32_t sw, uint64_t t_ps, uint64_t converge_ns);
 void sim_switch_up_at(struct sim *s, uint32_t sw, uint64_t t_ps, uint64_t converge_ns);
 void sim_link_rate_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t rate_bps);

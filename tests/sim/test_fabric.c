@@ -416,23 +416,26 @@ burst_via(struct sim *s, const struct burst *x, struct sim_port *p)
 	return n;
 }
 
+/* 2 tiers, 16 ToRs x 8 hosts, 8 spines. ToR 0 - spine 3 dies at 10 us
+ * and routing never learns: what hashes there is lost, exactly; both ways,
+ * or with one_way only what ToR 0 sends up (sim_port_down_at), and what
+ * spine 3 sends down to ToR 0 all arrives. */
 static void
-test_link_down_blackhole(void **state)
+link_down_bursts(bool one_way)
 {
-	/* 2 tiers, 16 ToRs x 8 hosts, 8 spines. ToR 0 - spine 3 dies at
-	 * 10 us and routing never learns: what hashes there is lost, both
-	 * ways, exactly. */
 	struct sim *s = fabric(128, 2, 1, 6, NULL);
 	struct sim_port *up = sim_tor_uplink(s, 0, 3), *dn = sim_spine_down(s, 3, 0);
 	struct burst out = { .s = s, .src_lo = 0, .src_hi = 8, .dst_lo = 8, .dst_hi = 128,
 			     .ev = 100, .n = 40, .payload = 200 };
 	struct burst in = { .s = s, .src_lo = 8, .src_hi = 128, .dst_lo = 0, .dst_hi = 8,
 			    .ev = 5000, .n = 4, .payload = 200 };
-	uint32_t via_up, via_dn;
+	uint32_t via_up, via_dn, lost_dn;
 
-	(void)state;
 	assert_ptr_equal(sim_port_peer(up), dn);
-	sim_link_down_at(s, up, 10 * US, 0);
+	if (one_way)
+		sim_port_down_at(s, up, 10 * US, 0);
+	else
+		sim_link_down_at(s, up, 10 * US, 0);
 	/* Before: everything arrives. */
 	burst_ev(s, &out, 0);
 	sim_run_until(s, 9 * US);
@@ -440,7 +443,7 @@ test_link_down_blackhole(void **state)
 	assert_true(sim_link_is_up(up));
 	sim_run_until(s, 20 * US);
 	assert_false(sim_link_is_up(up));
-	assert_false(sim_link_is_up(dn));
+	assert_true(sim_link_is_up(dn) == one_way);
 	assert_true(sim_link_is_routed(up));
 	via_up = burst_via(s, &out, up);
 	via_dn = burst_via(s, &in, dn);
@@ -449,10 +452,36 @@ test_link_down_blackhole(void **state)
 	burst_ev(s, &out, 0);
 	burst_ev(s, &in, 0);
 	sim_run_until(s, 60 * US);
+	lost_dn = one_way ? 0 : via_dn;
 	assert_int_equal(sim_port_stats(up)->drops_down, via_up);
-	assert_int_equal(sim_port_stats(dn)->drops_down, via_dn);
-	assert_int_equal(rx_frames(s), 320 + 320 + 480 - via_up - via_dn);
+	assert_int_equal(sim_port_stats(dn)->drops_down, lost_dn);
+	assert_int_equal(sim_port_stats(dn)->tx_pkts, via_dn - lost_dn);
+	assert_int_equal(rx_frames(s), 320 + 320 + 480 - via_up - lost_dn);
+	if (one_way) {
+		/* back up: nothing lost any more */
+		sim_port_up_at(s, up, 70 * US, 0);
+		sim_run_until(s, 71 * US);
+		assert_true(sim_link_is_up(up));
+		burst_ev(s, &out, 0);
+		sim_run_until(s, 120 * US);
+		assert_int_equal(sim_port_stats(up)->drops_down, via_up);
+		assert_int_equal(rx_frames(s), 3 * 320 + 480 - via_up);
+	}
 	sim_destroy(s);
+}
+
+static void
+test_link_down_blackhole(void **state)
+{
+	(void)state;
+	link_down_bursts(false);
+}
+
+static void
+test_port_down_one_way(void **state)
+{
+	(void)state;
+	link_down_bursts(true);
 }
 
 struct snap {
@@ -906,6 +935,7 @@ main(void)
 		cmocka_unit_test(test_unloaded_latency),
 		cmocka_unit_test(test_link_down_blackhole),
 		cmocka_unit_test(test_link_down_converge),
+		cmocka_unit_test(test_port_down_one_way),
 		cmocka_unit_test(test_empty_group_noroute),
 		cmocka_unit_test(test_degraded_rate),
 		cmocka_unit_test(test_switch_down),

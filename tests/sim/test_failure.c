@@ -77,7 +77,10 @@ test_failure_specs(void **state)
 		{ "link-down:1:host2:for=0", "for=0: leave it out" },
 		{ "link-down:1:host2:converge=0", "converge=0: use converge=never" },
 		{ "link-down:1:host2:speed=3", "link-down takes no 'speed='" },
-		{ "link-down:1:host2:dir=up", "link-down takes no 'dir='" },
+		{ "link-down:1:host2:dir=left", "dir='left': up, down or both" },
+		{ "link-down:1:host2:buffer=keep", "link-down takes no 'buffer='" },
+		{ "link-up:1:host2:dir=up", "link-up takes no 'dir='" },
+		{ "random-down:0:3%:tor-up:dir=up", "random-down takes no 'dir='" },
 		{ "link-up:1:host2:for=3us", "link-up takes no 'for='" },
 		{ "link-rate:1:tor0.up0:fast", "'fast' is not a rate in Gbit/s" },
 		{ "link-rate:1:tor0.up0:100:dir=sideways", "dir='sideways': up, down or both" },
@@ -107,6 +110,11 @@ test_failure_specs(void **state)
 	assert_int_equal(f.uplink, 1);
 	assert_int_equal(f.converge_ns, SIM_CONVERGE_NEVER);
 	assert_string_equal(f.text, "link-down:2.5ms:agg3.up1:converge=never");
+	assert_int_equal(f.dir, SIM_DIR_BOTH);
+	assert_int_equal(sim_failure_parse("link-down:1us:tor0.up1:dir=up:for=2us", &f, err,
+					   sizeof(err)), 0);
+	assert_int_equal(f.dir, SIM_DIR_UP);
+	assert_int_equal(f.for_ns, 2000);
 	/* A bare number is seconds, as everywhere. */
 	assert_int_equal(sim_failure_parse("link-up:2:host7", &f, err, sizeof(err)), 0);
 	assert_int_equal(f.kind, SIM_FAIL_LINK_UP);
@@ -281,6 +289,50 @@ test_degradation_applied(void **state)
 	sim_destroy(s);
 }
 
+/* link-down with dir=: one direction dies (what the REPS artifact's micro
+ * failure benchmark does to ToR 0's uplinks), the other keeps carrying;
+ * routing withdraws the cable as a dead one, and for= brings it back. */
+static void
+test_link_down_one_way(void **state)
+{
+	struct sim *s = fabric(16, 2);
+	struct sim_failure f;
+	struct sim_failure_hit h = hit_new(s);
+	struct sim_port *up = sim_tor_uplink(s, 1, 2), *down = sim_port_peer(up);
+
+	(void)state;
+	assert_int_equal(sim_failure_parse("link-down:10us:tor1.up2:dir=up:for=10us:converge=2us",
+					   &f, err, sizeof(err)), 0);
+	assert_int_equal(sim_failure_apply(s, &f, 0, 1, &h, err, sizeof(err)), 0);
+	sim_run_until(s, 11ULL * 1000 * 1000);
+	assert_false(sim_link_is_up(up));
+	assert_true(sim_link_is_up(down));
+	assert_true(sim_link_is_routed(up));
+	sim_run_until(s, 13ULL * 1000 * 1000);
+	assert_false(sim_link_is_routed(up));
+	assert_false(sim_link_is_routed(down));
+	sim_run_until(s, 21ULL * 1000 * 1000);
+	assert_true(sim_link_is_up(up));
+	assert_false(sim_link_is_routed(up));
+	sim_run_until(s, 23ULL * 1000 * 1000);
+	assert_true(sim_link_is_routed(up));
+	/* dir=down: the spine's side */
+	assert_int_equal(sim_failure_parse("link-down:30us:tor1.up2:dir=down", &f, err,
+					   sizeof(err)), 0);
+	assert_int_equal(sim_failure_apply(s, &f, 0, 1, &h, err, sizeof(err)), 0);
+	sim_run_until(s, 31ULL * 1000 * 1000);
+	assert_true(sim_link_is_up(up));
+	assert_false(sim_link_is_up(down));
+	/* link-up brings back both directions */
+	assert_int_equal(sim_failure_parse("link-up:40us:tor1.up2", &f, err, sizeof(err)), 0);
+	assert_int_equal(sim_failure_apply(s, &f, 0, 1, &h, err, sizeof(err)), 0);
+	sim_run_until(s, 41ULL * 1000 * 1000);
+	assert_true(sim_link_is_up(down));
+	free(h.ports);
+	free(h.switches);
+	sim_destroy(s);
+}
+
 /* htsim-failed N in 3 tiers: the core->agg direction of aggregation
  * switch 0's uplinks, then switch 1's, ...; in 2 tiers every ToR's cables to
  * spines 0..N-1, both ways (uet-htsim.md §6.3). */
@@ -342,6 +394,7 @@ main(void)
 		cmocka_unit_test(test_failure_specs),
 		cmocka_unit_test(test_cm_lines),
 		cmocka_unit_test(test_degradation_applied),
+		cmocka_unit_test(test_link_down_one_way),
 		cmocka_unit_test(test_htsim_failed_presets),
 	};
 
