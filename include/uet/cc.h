@@ -119,13 +119,19 @@ struct uet_cc_dctcp_cfg {
 	uint8_t g_shift;           /* g = 1 / 2^g_shift; 4 (dctcp only) */
 	uint32_t max_cwnd_bytes;   /* 0 = 1.5 x BDP */
 	uint32_t init_cwnd_bytes;  /* 0 = max_cwnd_bytes */
+	/* dctcp-mprdma only: from this time on (the CC's now_ns), the REPS
+	 * artifact's fast increase as well (its -enable_fi; its micro failure
+	 * benchmark switches it on at 650 us): once a window of clean ACKs has
+	 * seen under 1 us of queueing, each adds half the bytes it acknowledges
+	 * until one sees more. 0 = never. */
+	uint64_t fast_increase_at_ns;
 };
 extern const struct uet_cc_ops uet_cc_dctcp;
 
 /* dctcp-mprdma: the DCTCP variant of MPRDMA that the REPS paper runs every
  * load balancer under: per ACK +MSS x acked / cwnd clean, -acked / 4 on CE,
  * -lost bytes per loss; no alpha. Config: struct uet_cc_dctcp_cfg (its
- * windows; g_shift unused). */
+ * windows and fast_increase_at_ns; g_shift unused). */
 extern const struct uet_cc_ops uet_cc_dctcp_mprdma;
 
 /* The max and initial window of both DCTCPs from their config. */

@@ -234,6 +234,7 @@ struct uet_perf_opts {
 	uint64_t nscc_target_ns;
 	bool nscc_min_rtt_cap;
 	uint8_t dctcp_g_shift;
+	uint64_t mprdma_fast_increase_ns;    /* 0: never */
 	uint32_t eqds_spec_bytes;            /* 0: the max window */
 
 	/* Output [output] */

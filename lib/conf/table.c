@@ -360,6 +360,13 @@ const struct opt opt_table[] = {
 	{ .lname = "dctcp-g-shift", .sec = "cc", .key = "dctcp_g_shift",
 	  UINT(dctcp_g_shift, 4, 1, 16), .flags = F_SYM, .meta = "N",
 	  .help = "dctcp: alpha gain g = 1 / 2^N" },
+	{ .lname = "mprdma-fast-increase-ns", .sec = "cc", .key = "mprdma_fast_increase_ns",
+	  UINT(mprdma_fast_increase_ns, 0, 0, NS_MAX), .flags = F_SYM, .meta = "NS",
+	  .defdoc = "0 (never)",
+	  .help = "dctcp-mprdma: from this time on, a window of clean ACKs under 1 us of "
+		  "queueing starts a fast increase, half of what each such ACK acknowledges "
+		  "(the REPS artifact's -enable_fi; its micro failure benchmark switches it on "
+		  "at 650 us)" },
 	{ .lname = "eqds-spec-bytes", .sec = "cc", .key = "eqds_spec_bytes",
 	  BYTES(eqds_spec_bytes, 0, 0, UINT32_MAX / 2), .flags = F_SYM, .meta = "BYTES",
 	  .defdoc = "0 (the max window, 1.5 x BDP)",

@@ -69,6 +69,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	 * 0.75 x base RTT, as in the reference (uet-htsim.md §5.1). */
 	a->nscc.trimming = o->trim;
 	a->dctcp.g_shift = o->dctcp_g_shift;
+	a->dctcp.fast_increase_at_ns = o->mprdma_fast_increase_ns;
 	a->eqds.spec_bytes = o->eqds_spec_bytes;
 
 	c->lb_cfg = c->lb == &uet_lb_ops_spray || c->lb == &uet_lb_ar ? (const void *)&a->ops

@@ -1154,8 +1154,10 @@ test_to_ep_config(void **state)
 			       "--ack-every", "8K", "--ack-delay-ns", "700", "--rto-ns", "90000",
 			       "--rto-min-ns", "30000", "--base-rtt-ns", "6000", "--link-gbps",
 			       "25.5", "--window-psns", "256", "--seed", "99", "--rto-max-ns",
-			       "50000000", "--max-rto-retx", "40", NULL), 0);
+			       "50000000", "--max-rto-retx", "40", "--mprdma-fast-increase-ns",
+			       "650000", NULL), 0);
 	assert_int_equal(uet_perf_opts_to_ep_config(o, &c, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.dctcp.fast_increase_at_ns, 650000);
 	assert_ptr_equal(c.lb_cfg, &a.reps);
 	assert_true(a.reps.no_freezing);
 	assert_int_equal(a.reps.freeze_ns, 2000);

@@ -259,6 +259,57 @@ test_dctcp_mprdma_per_ack_steps(void **state)
 	assert_near(cw(&t), 225000);
 }
 
+/* The artifact's fast increase (its -enable_fi): off before the time set;
+ * from then on, once more than a window's worth of clean ACKs in a row saw
+ * under 1 us of queueing, each such ACK adds half it acknowledges on top
+ * of the additive step, until one sees 1 us or more. */
+static void
+test_dctcp_mprdma_fast_increase(void **state)
+{
+	struct uet_cc_dctcp_cfg cfg = { .init_cwnd_bytes = 40000,
+					.fast_increase_at_ns = 2000000 };
+	struct cct t;
+	double w = 40000, acked = 0;
+	int i;
+
+	(void)state;
+	cct_init(&t, &uet_cc_dctcp_mprdma, &cfg);
+	for (i = 0; i < 30; i++) {
+		w += (double)MSS * MSS / w;
+		assert_near(ack(&t, 0, false), w);
+	}
+	t.now_ns = 2000000;
+	/* Counting: additive only until the run of fast ACKs exceeds cwnd. */
+	while (acked + MSS <= w) {
+		acked += MSS;
+		w += (double)MSS * MSS / w;
+		assert_near(ack(&t, 500, false), w);
+	}
+	for (i = 0; i < 5; i++) {
+		w += MSS / 2.0;
+		w += (double)MSS * MSS / w;
+		assert_near(ack(&t, 0, false), w);
+	}
+	/* A queue of 1 us or more stops it, and the count starts over. */
+	w += (double)MSS * MSS / w;
+	assert_near(ack(&t, 1000, false), w);
+	for (acked = 0; acked + MSS <= w; acked += MSS) {
+		w += (double)MSS * MSS / w;
+		assert_near(ack(&t, 0, false), w);
+	}
+	w += MSS / 2.0 + (double)MSS * MSS / (w + MSS / 2.0);
+	assert_near(ack(&t, 0, false), w);
+	/* A mark cuts as ever and restarts the count only: a fast run goes on. */
+	w -= MSS / 4.0;
+	assert_near(ack(&t, 0, true), w);
+	w += MSS / 2.0 + (double)MSS * MSS / (w + MSS / 2.0);
+	assert_near(ack(&t, 0, false), w);
+	/* Up to the max window only. */
+	for (i = 0; i < 2000; i++)
+		ack(&t, 0, false);
+	assert_near(cw(&t), 1.5 * LINK_BPS / 8e9 * BASE_NS);
+}
+
 /* ---- NSCC ---- */
 
 /* The NSCC constants at scale 1 (uet-htsim.md §5). */
@@ -525,6 +576,7 @@ main(void)
 		cmocka_unit_test(test_dctcp_loss_halves_once),
 		cmocka_unit_test(test_dctcp_alpha_ewma),
 		cmocka_unit_test(test_dctcp_mprdma_per_ack_steps),
+		cmocka_unit_test(test_dctcp_mprdma_fast_increase),
 		cmocka_unit_test(test_eqds_credit_counters),
 		cmocka_unit_test(test_nscc_quadrants),
 		cmocka_unit_test(test_nscc_multiplicative_decrease),
