@@ -9,6 +9,7 @@ usage: sim_cli_test.py UET_SIM
 import hashlib
 import json
 import random
+import re
 import os
 import shlex
 import shutil
@@ -305,10 +306,16 @@ def case_paper_figures(exe, tmp):
                        text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     cmds = open(jl).read().splitlines()
-    assert len(cmds) == 5 and all("--rto-ns 41500 --rto-backoff=no --trim" in c and
-                                  "/art-f4-" in c and
-                                  "--link-latency-ns 1000 --switch-latency-ns 0" in c
-                                  for c in cmds), cmds
+    assert len(cmds) == 10 and all("--rto-ns 41500 --rto-backoff=no --trim" in c and
+                                   "--link-latency-ns 1000 --switch-latency-ns 0" in c
+                                   for c in cmds), cmds
+    # ... the text's scenario, and the artifact's own (fig_3_asymmertic_micro.py:
+    # 4 flows on its 3-tier fabric, -failed 1).
+    assert sum("/art-f4-" in c for c in cmds) == 5, cmds
+    assert sum("/art-f4m-" in c and "--tiers 3" in c and
+               "link-rate:0:tor0.up0:200:dir=up" in c and
+               "link-rate:0:agg0.up0:200:dir=down" in c and "art-symm32-" in c
+               for c in cmds) == 5, cmds
     # Every figure draws its PNG (the paper's values marked beside ours).
     sys.path.insert(0, os.path.dirname(script))
     import paper_figures
@@ -362,6 +369,23 @@ def case_paper_figures(exe, tmp):
     cmds = open(jl).read().splitlines()
     assert len(cmds) == 81 and all("--ecmp-every 10" in c and "--trim" in c and
                                    "link-rate" not in c for c in cmds), cmds[:2]
+    # Fig. 7 as fig_6_failures_micro.py besides the text's permutation: 4
+    # flows of 32 MiB on the 3-tier fabric, what ToR 0 sends up uplinks 1
+    # and 3 lost in turn, the fast increase from 650 us (and once without).
+    r = subprocess.run(base + ["--setup", "artifact", "--figs", "7", "--joblist", jl],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cmds = open(jl).read().splitlines()
+    micro = [c for c in cmds if "/art-f7m-" in c]
+    assert len(cmds) == 2 + len(micro) and len(micro) == 4 and all(
+        "--tiers 3" in c and "--trim" in c and "--reps-freeze-ns 100000" in c and
+        "link-down:100us:tor0.up1:for=100us:dir=up" in c and
+        "link-down:350us:tor0.up3:for=250us:dir=up" in c for c in micro), micro
+    assert sum("--mprdma-fast-increase-ns 650000" in c for c in micro) == 2
+    cm = re.search(r"--cm (\S+art-symm32-\w+\.cm)", micro[0]).group(1)
+    lines = open(cm).read().splitlines()
+    assert lines[:2] == ["Nodes 128", "Connections 4"] and lines[3:] == [
+        "%d->%d id %d start 0 size 33554432" % (i, 64 + i, i + 1) for i in range(4)], lines
     # Fig. 3's incast: one ToR's hosts to a host under another, 1024 hosts.
     r = subprocess.run(base + ["--figs", "3", "--joblist", jl], capture_output=True,
                        text=True, timeout=60)

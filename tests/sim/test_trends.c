@@ -44,6 +44,13 @@
  *    die with the data; each ACK repeats its predecessors' news, so REPS
  *    resends nothing that arrived, where ACKs that report each PSN once
  *    (--sack-repeat=no, the library's default) cost spurious timeouts.
+ * 11. Figs. 4 and 7 as the REPS artifact ran them (under its settings): 4
+ *    flows of 32 MiB across a 3-tier fabric. Fig. 4, ToR 0's uplink 0 at
+ *    half rate one way: OPS / REPS at least 1.5x (the paper 1.75x). Fig. 7,
+ *    one way of ToR 0's uplinks 1 and 3 dead in turn, its fast increase
+ *    from 650 us: REPS completes at least 25% sooner with at least 1.5x
+ *    fewer drops, and stops losing packets at the first failure within
+ *    one RTO.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -53,6 +60,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -800,6 +808,79 @@ test_paper_lost_acks(void **state)
 	}
 }
 
+/* 11. The artifact's own micro-benchmark runs (tools/sim/paper_figures.py
+ * --setup artifact, F4M_ARGS and F7M_ARGS there): hosts 0-3 send 32 MiB
+ * each to 64-67 over the k = 8 fat tree, so ToR 0's 4 uplinks carry it
+ * all. Fig. 4: one of them at half rate, which OPS fills as the others.
+ * Fig. 7: what ToR 0 sends up uplink 1 (100-200 us) and uplink 3 (350-600
+ * us) is lost. OPS keeps spraying a quarter of its packets into the dead
+ * uplink and its window shrinks a packet per timeout; REPS stops after
+ * one timeout. From 650 us the artifact regrows every window fast
+ * (--mprdma-fast-increase-ns): without it OPS's window creeps back a
+ * packet per RTT. */
+static void
+test_artifact_micro(void **state)
+{
+	static const char *const lbs[] = { "ops", "reps" };
+	char cm[] = "/tmp/uet_trends_symm32_XXXXXX";
+	uint64_t f4[2], c[2][2], d[2] = { 0, 0 }, burst = 0;
+	struct outcome r;
+	FILE *f;
+	int fd, fi, l;
+
+	(void)state;
+	fd = mkstemp(cm);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fprintf(f, "Nodes 128\nConnections 4\n");
+	for (l = 0; l < 4; l++)
+		fprintf(f, "%d->%d id %d start 0 size 33554432\n", l, 64 + l, l + 1);
+	fclose(f);
+	for (l = 0; l < 2; l++) {
+		simulate(&r, "--profile", "reps-paper", "--link-latency-ns", "1000",
+			 "--switch-latency-ns", "0", "--rto-ns", "41500", "--trim", "--nodes", "128",
+			 "--tiers", "3", "--pattern", "cm", "--cm", cm, "--seed", "1", "--lb", lbs[l],
+			 "--failure", "link-rate:0:tor0.up0:200:dir=up", "--failure",
+			 "link-rate:0:agg0.up0:200:dir=down", NULL);
+		assert_int_equal(r.ok, 4);
+		f4[l] = r.completion_ns;
+		release(&r);
+	}
+	note("artifact Fig. 4: OPS %.1f us, REPS %.1f us (%.2fx; paper 1400 / 799, 1.75x)\n",
+	     f4[0] / 1e3, f4[1] / 1e3, (double)f4[0] / (double)f4[1]);
+	assert_true(f4[0] * 2 >= f4[1] * 3);
+	for (fi = 0; fi < 2; fi++)
+		for (l = 0; l < 2; l++) {
+			simulate(&r, "--profile", "reps-paper", "--link-latency-ns", "1000",
+				 "--switch-latency-ns", "0", "--rto-ns", "41500", "--trim",
+				 "--nodes", "128", "--tiers", "3", "--pattern", "cm", "--cm", cm,
+				 "--seed", "1", "--lb", lbs[l], "--reps-freeze-ns", "100000",
+				 "--failure", "link-down:100us:tor0.up1:for=100us:dir=up",
+				 "--failure", "link-down:350us:tor0.up3:for=250us:dir=up",
+				 "--mprdma-fast-increase-ns", fi ? "650000" : "0", NULL);
+			assert_int_equal(r.ok, 4);
+			c[fi][l] = r.completion_ns;
+			if (fi) {
+				d[l] = r.drops_down;
+				if (l == 1)
+					burst = failure_burst_max(&r, 0);
+			}
+			release(&r);
+		}
+	unlink(cm);
+	note("artifact Fig. 7: OPS %.1f us, REPS %.1f us, %.1f%% sooner (paper: more than "
+	     "35%%), drops %llu / %llu (%.1fx, paper 2.5x); REPS's longest first burst at the "
+	     "first failure %.1f us; without the fast increase OPS %.1f us, REPS %.1f us\n",
+	     c[1][0] / 1e3, c[1][1] / 1e3, 100.0 * (1 - (double)c[1][1] / (double)c[1][0]),
+	     (unsigned long long)d[0], (unsigned long long)d[1], (double)d[0] / (double)d[1],
+	     burst / 1e3, c[0][0] / 1e3, c[0][1] / 1e3);
+	assert_true(c[1][1] * 4 <= c[1][0] * 3);
+	assert_true(d[0] * 2 >= d[1] * 3);
+	assert_true(burst <= 41500 * 11 / 10);
+	assert_true(c[0][0] * 10 >= c[1][0] * 13);
+}
+
 int
 main(void)
 {
@@ -814,6 +895,7 @@ main(void)
 		cmocka_unit_test(test_paper_setup_claims),
 		cmocka_unit_test(test_paper_micro_and_failures),
 		cmocka_unit_test(test_paper_lost_acks),
+		cmocka_unit_test(test_artifact_micro),
 	};
 
 	return cmocka_run_group_tests_name("trends", tests, NULL, NULL);

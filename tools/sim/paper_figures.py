@@ -32,6 +32,9 @@ Figures (the paper's numbering, EuroSys'26; ../shared/reference/reps.md §4):
   6     mixed deployment: 10 % of hosts on ECMP (--setup artifact: the
         set of 5 on a healthy fabric, every load balancer, trimming on)
   7     failure micro: 64 MiB permutation, two ToR-uplink failures, 100 us freeze
+        (--setup artifact: also the artifact's own run, 4 flows of 32 MiB
+        on its 3-tier fabric, one way of ToR 0's uplinks 1 and 3 dead, and
+        its fast increase from 650 us)
   8     failure modes (the artifact's 32-host fabric): speedup over OPS
   15    EV-set size (32, 256, 65535) and congestion control
   A     forced freezing after 50 us, no failure (App. A)
@@ -902,46 +905,86 @@ class Fig3Sizes:
         fig.savefig(path, dpi=90)
 
 
+# The artifact's micro-benchmarks (fig_3_asymmertic_micro.py,
+# fig_6_failures_micro.py) run test_symm32.cm: 4 flows of 32 MiB, hosts 0-3
+# to 64-67, on its 3-tier 128-host fabric (k = 8: ToR 0 has 4 uplinks).
+def art_symm32_cm():
+    return cm_text(128, [flow_line(i + 1, i, 64 + i, 32 << 20, None, None) for i in range(4)],
+                   0, "oneshot")
+
+
+# -failed 1 on that fabric (its fat_tree_topology.cpp): ToR 0's uplink 0,
+# that way, and core 0's link down to aggregation switch 0, that way (it
+# carries only ACKs here), at half rate with half the buffer.
+F4M_ARGS = ["--nodes", "128", "--tiers", "3", "--failure", "link-rate:0:tor0.up0:200:dir=up",
+            "--failure", "link-rate:0:agg0.up0:200:dir=down"]
+
+
 class Fig4:
     title = "Fig. 4: asymmetric micro-benchmark"
     paper = {"ops": 1400.0, "reps": 799.0}
+    lbs = ("ecmp", "ops", "bitmap", "reps", "mprdma")
 
     def runs(self, a):
-        return [Run("f4-%s-%d" % (lb, s),
-                    ["--nodes", "16", "--hosts-per-tor", "8", "--pattern", "tornado", "--size",
-                     "32M", "--iters", "1", "--lb", lb, "--failure",
-                     "link-rate:0:tor0.up0:200:buffer=keep"], s)
-                for lb in ("ecmp", "ops", "bitmap", "reps", "mprdma") for s in seeds(a)]
+        out = [Run("f4-%s-%d" % (lb, s),
+                   ["--nodes", "16", "--hosts-per-tor", "8", "--pattern", "tornado", "--size",
+                    "32M", "--iters", "1", "--lb", lb, "--failure",
+                    "link-rate:0:tor0.up0:200:buffer=keep"], s)
+               for lb in self.lbs for s in seeds(a)]
+        if a.setup == "artifact":
+            cm = ["--pattern", "cm", "--cm", cm_file(a, "art-symm32", art_symm32_cm())]
+            out += [Run("f4m-%s-%d" % (lb, s), F4M_ARGS + cm + ["--lb", lb], s)
+                    for lb in self.lbs for s in seeds(a)]
+        return out
 
-    def table(self, a, res):
-        out = ["8 hosts under a ToR send 32 MiB each across 8 uplinks, one at 200 Gb/s (its "
-               "queue kept); completion, mean of %d seeds:\n" % a.seeds,
-               "| LB | completion (us) | paper (us) | network drops |", "|---|---|---|---|"]
-        for lb in ("ecmp", "ops", "bitmap", "reps", "mprdma"):
-            v = [res["f4-%s-%d" % (lb, s)]["compl_us"] for s in seeds(a)]
-            d = [res["f4-%s-%d" % (lb, s)]["drops"] for s in seeds(a)]
-            out.append("| %s | %s | %s | %.0f |" % (
-                LB_NAMES[lb], fmt(v), "%.0f" % self.paper[lb] if lb in self.paper else "-",
-                statistics.mean(d)))
-        o = mean_range([res["f4-ops-%d" % s]["compl_us"] for s in seeds(a)])[0]
-        r = mean_range([res["f4-reps-%d" % s]["compl_us"] for s in seeds(a)])[0]
+    def one_table(self, a, res, rid):
+        # The artifact ran these with trimming: what overflows is trimmed.
+        trim = a.setup == "artifact"
+        out = ["| LB | completion (us) | paper (us) | network drops |%s" % (
+            " trims |" if trim else ""), "|---|---|---|---|%s" % ("---|" if trim else "")]
+        for lb in self.lbs:
+            rs = [res[rid % (lb, s)] for s in seeds(a)]
+            out.append("| %s | %s | %s | %.0f |%s" % (
+                LB_NAMES[lb], fmt([r["compl_us"] for r in rs]),
+                "%.0f" % self.paper[lb] if lb in self.paper else "-",
+                statistics.mean(r["drops"] for r in rs),
+                " %.0f |" % statistics.mean(r["trims"] for r in rs) if trim else ""))
+        o, r = [mean_range([res[rid % (lb, s)]["compl_us"] for s in seeds(a)])[0]
+                for lb in ("ops", "reps")]
         out.append("\nOPS / REPS: %.2fx (paper 1.75x; target at least 1.5x).\n" % (o / r))
         return out
 
+    def table(self, a, res):
+        out = ["8 hosts under a ToR send 32 MiB each across 8 uplinks, one at 200 Gb/s (its "
+               "queue kept); completion, mean of %d seeds:\n" % a.seeds]
+        out += self.one_table(a, res, "f4-%s-%d")
+        if a.setup == "artifact":
+            out.append("The artifact's own run of this figure (`fig_3_asymmertic_micro.py`): "
+                       "4 flows of 32 MiB, hosts 0-3 to 64-67, on its 3-tier 128-host fabric; "
+                       "`-failed 1` halves what ToR 0 sends up its uplink 0 (of 4), and what "
+                       "core 0 sends down to aggregation switch 0 (only ACKs here), buffer "
+                       "and ECN thresholds alike; mean of %d seeds:\n" % a.seeds)
+            out += self.one_table(a, res, "f4m-%s-%d")
+        return out
+
     def plot(self, a, res, plt, path):
-        lbs = ("ecmp", "ops", "bitmap", "reps", "mprdma")
-        ms = [mean_range([res["f4-%s-%d" % (lb, s)]["compl_us"] for s in seeds(a)]) for lb in lbs]
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.bar(range(len(lbs)), [m[0] for m in ms], color="#4a7", label="uet-sim")
-        for i, lb in enumerate(lbs):
-            if lb in self.paper:
-                ax.plot([i], [self.paper[lb]], "rx", ms=10,
-                        label="paper" if lb == "ops" else None)
-        ax.set_xticks(range(len(lbs)))
-        ax.set_xticklabels([LB_NAMES[lb] for lb in lbs])
-        ax.set_ylabel("completion (us)")
-        ax.set_title("one uplink at 200 Gb/s, 32 MiB tornado")
-        ax.legend(fontsize=8)
+        rows = [("f4-%s-%d", "one uplink at 200 Gb/s, 32 MiB tornado")]
+        if a.setup == "artifact":
+            rows.append(("f4m-%s-%d", "the artifact's run: 4 flows, 3 tiers"))
+        fig, axes = plt.subplots(1, len(rows), figsize=(6 * len(rows), 3.5), squeeze=False)
+        for (rid, name), ax in zip(rows, axes[0]):
+            ms = [mean_range([res[rid % (lb, s)]["compl_us"] for s in seeds(a)])
+                  for lb in self.lbs]
+            ax.bar(range(len(self.lbs)), [m[0] for m in ms], color="#4a7", label="uet-sim")
+            for i, lb in enumerate(self.lbs):
+                if lb in self.paper:
+                    ax.plot([i], [self.paper[lb]], "rx", ms=10,
+                            label="paper" if lb == "ops" else None)
+            ax.set_xticks(range(len(self.lbs)))
+            ax.set_xticklabels([LB_NAMES[lb] for lb in self.lbs])
+            ax.set_ylabel("completion (us)")
+            ax.set_title(name)
+            ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(path, dpi=90)
 
@@ -1227,16 +1270,58 @@ class Fig6:
         fig.savefig(path, dpi=90)
 
 
+# The artifact's own run of Fig. 7 (fig_6_failures_micro.py): 4 flows of
+# 32 MiB, hosts 0-3 to 64-67 (test_symm32.cm), on its 3-tier 128-host
+# fabric (k = 8: ToR 0 has 4 uplinks), -failed 42, which makes its
+# compositequeue.cpp drop every data packet (over 100 B) that ToR 0 sends
+# up its uplink 1 in 100-200 us and its uplink 3 in 350-600 us, and from
+# 650 us on gives every sender's updateCwndOnAck_MPRDMA a fast increase
+# (mprdma_fast_recovery). REPS freezes for 100 us (-exit_freeze).
+F7M_ARGS = ["--nodes", "128", "--tiers", "3", "--reps-freeze-ns", "100000",
+            "--failure", "link-down:100us:tor0.up1:for=100us:dir=up",
+            "--failure", "link-down:350us:tor0.up3:for=250us:dir=up"]
+F7M_FI = ["--mprdma-fast-increase-ns", "650000"]
+
+
+
 class Fig7:
     title = "Fig. 7: two transient ToR-uplink failures"
 
     def runs(self, a):
-        return [Run("f7-%s-%d" % (lb, s),
-                    ["--nodes", "128", "--pattern", "permutation", "--size", "64M", "--iters",
-                     "1", "--lb", lb, "--reps-freeze-ns", "100000",
-                     "--failure", "link-down:100us:tor0.up0:for=100us",
-                     "--failure", "link-down:350us:tor1.up3:for=200us"], s)
-                for lb in ("ops", "reps") for s in seeds(a)]
+        out = [Run("f7-%s-%d" % (lb, s),
+                   ["--nodes", "128", "--pattern", "permutation", "--size", "64M", "--iters",
+                    "1", "--lb", lb, "--reps-freeze-ns", "100000",
+                    "--failure", "link-down:100us:tor0.up0:for=100us",
+                    "--failure", "link-down:350us:tor1.up3:for=200us"], s)
+               for lb in ("ops", "reps") for s in seeds(a)]
+        if a.setup == "artifact":
+            cm = ["--pattern", "cm", "--cm", cm_file(a, "art-symm32", art_symm32_cm())]
+            out += [Run("f7m-%s-%s-%d" % (lb, v, s), F7M_ARGS + cm + ["--lb", lb] + fi, s)
+                    for v, fi in (("fi", F7M_FI), ("nofi", [])) for lb in ("ops", "reps")
+                    for s in seeds(a)]
+        return out
+
+    def micro_table(self, a, res):
+        out = ["\nThe artifact's own run of this figure (`fig_6_failures_micro.py`): 4 flows "
+               "of 32 MiB, hosts 0-3 to 64-67, on its 3-tier 128-host fabric (ToR 0 has 4 "
+               "uplinks); what ToR 0 sends up its uplink 1 is lost in 100-200 us, up its "
+               "uplink 3 in 350-600 us; REPS freezes for 100 us; from 650 us on, every "
+               "sender's window gets the artifact's fast increase "
+               "(`--mprdma-fast-increase-ns 650000`; the second row leaves it out); mean of "
+               "%d seeds:\n" % a.seeds,
+               "| run | OPS (us) | REPS (us) | REPS sooner | drops at the failed links, OPS "
+               "/ REPS | fewer |", "|---|---|---|---|---|---|"]
+        for v, name in (("fi", "as the artifact ran it"), ("nofi", "no fast increase")):
+            c = {lb: [res["f7m-%s-%s-%d" % (lb, v, s)]["compl_us"] for s in seeds(a)]
+                 for lb in ("ops", "reps")}
+            d = {lb: statistics.mean(res["f7m-%s-%s-%d" % (lb, v, s)]["drops_down"]
+                                     for s in seeds(a)) for lb in ("ops", "reps")}
+            m = {lb: statistics.mean(c[lb]) for lb in c}
+            out.append("| %s | %s | %s | %.1f%% | %.0f / %.0f | %.1fx |" % (
+                name, fmt(c["ops"]), fmt(c["reps"]), 100 * (1 - m["reps"] / m["ops"]),
+                d["ops"], d["reps"], d["ops"] / max(1, d["reps"])))
+        out.append("\nPaper: more than 35% faster, 2.5x fewer drops.\n")
+        return out
 
     def table(self, a, res):
         out = ["128 hosts, 64 MiB permutation, tor0.up0 down 100 us at 100 us, tor1.up3 down "
@@ -1280,25 +1365,33 @@ class Fig7:
                    "(%.1f us).\n" % (100 * (1 - agg["reps"][0] / agg["ops"][0]),
                                    agg["ops"][0] / agg["reps"][0],
                                    agg["ops"][1] / max(1, agg["reps"][1]), gap_us))
+        if a.setup == "artifact":
+            out += self.micro_table(a, res)
         return out
 
     def plot(self, a, res, plt, path):
-        fig, axes = plt.subplots(1, 2, figsize=(8, 3.3))
+        # Under --setup artifact a second row: the artifact's own run.
+        rows = [("f7-%s-%d", "64 MiB permutation")]
+        if a.setup == "artifact":
+            rows.append(("f7m-%s-fi-%d", "the artifact's run: 4 flows, 3 tiers"))
+        fig, axes = plt.subplots(len(rows), 2, figsize=(8, 3.3 * len(rows)), squeeze=False)
         lbs = ("ops", "reps")
-        c = [mean_range([res["f7-%s-%d" % (lb, s)]["compl_us"] for s in seeds(a)])[0]
-             for lb in lbs]
-        d = [statistics.mean(res["f7-%s-%d" % (lb, s)]["drops_down"] for s in seeds(a))
-             for lb in lbs]
-        axes[0].bar([0, 1], c, color="#4a7")
-        axes[0].plot([1], [c[0] / 1.35], "rx", ms=10, label="paper: REPS >35% faster")
-        axes[0].set_ylabel("completion (us)")
-        axes[1].bar([0, 1], d, color="#c74")
-        axes[1].plot([1], [d[0] / 2.5], "rx", ms=10, label="paper: 2.5x fewer")
-        axes[1].set_ylabel("drops at failed links")
-        for ax in axes:
-            ax.set_xticks([0, 1])
-            ax.set_xticklabels(["OPS", "REPS"])
-            ax.legend(fontsize=7)
+        for (rid, name), ax in zip(rows, axes):
+            c = [mean_range([res[rid % (lb, s)]["compl_us"] for s in seeds(a)])[0]
+                 for lb in lbs]
+            d = [statistics.mean(res[rid % (lb, s)]["drops_down"] for s in seeds(a))
+                 for lb in lbs]
+            ax[0].bar([0, 1], c, color="#4a7")
+            ax[0].plot([1], [c[0] / 1.35], "rx", ms=10, label="paper: REPS >35% faster")
+            ax[0].set_ylabel("completion (us)")
+            ax[0].set_title(name, fontsize=8)
+            ax[1].bar([0, 1], d, color="#c74")
+            ax[1].plot([1], [d[0] / 2.5], "rx", ms=10, label="paper: 2.5x fewer")
+            ax[1].set_ylabel("drops at failed links")
+            for x in ax:
+                x.set_xticks([0, 1])
+                x.set_xticklabels(["OPS", "REPS"])
+                x.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(path, dpi=90)
 
