@@ -25,6 +25,8 @@ Figures (the paper's numbering, EuroSys'26; ../shared/reference/reps.md §4):
         matrices)
   3s    symmetric, OPS and REPS at the artifact's sizes (4, 8, 16 MiB)
   4     asymmetric micro: one of 8 uplinks at 200 Gb/s, 32 MiB tornado
+        (--setup artifact: also the artifact's own run, 4 flows of 32 MiB
+        on its 3-tier fabric, one of ToR 0's 4 uplinks at half rate)
   5     asymmetric macro: 3 % of ToR uplinks at 200 Gb/s, 8 MiB permutation
         (--setup artifact: 4 uplinks, permutation, tornado and incast at
         4, 8, 16 MiB, every load balancer), the traces and the AI
@@ -1281,7 +1283,6 @@ F7M_ARGS = ["--nodes", "128", "--tiers", "3", "--reps-freeze-ns", "100000",
             "--failure", "link-down:100us:tor0.up1:for=100us:dir=up",
             "--failure", "link-down:350us:tor0.up3:for=250us:dir=up"]
 F7M_FI = ["--mprdma-fast-increase-ns", "650000"]
-
 
 
 class Fig7:
