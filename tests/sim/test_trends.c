@@ -818,11 +818,24 @@ test_paper_lost_acks(void **state)
  * one timeout. From 650 us the artifact regrows every window fast
  * (--mprdma-fast-increase-ns): without it OPS's window creeps back a
  * packet per RTT. */
+static char artifact_cm[] = "/tmp/uet_trends_symm32_XXXXXX";
+static bool artifact_cm_made;
+
+/* The matrix goes even when an assertion ends the test early. */
+static int
+artifact_cm_remove(void **state)
+{
+	(void)state;
+	if (artifact_cm_made)
+		unlink(artifact_cm);
+	return 0;
+}
+
 static void
 test_artifact_micro(void **state)
 {
 	static const char *const lbs[] = { "ops", "reps" };
-	char cm[] = "/tmp/uet_trends_symm32_XXXXXX";
+	char *cm = artifact_cm;
 	uint64_t f4[2], c[2][2], d[2] = { 0, 0 }, burst = 0;
 	struct outcome r;
 	FILE *f;
@@ -831,6 +844,7 @@ test_artifact_micro(void **state)
 	(void)state;
 	fd = mkstemp(cm);
 	assert_true(fd >= 0);
+	artifact_cm_made = true;
 	f = fdopen(fd, "w");
 	assert_non_null(f);
 	fprintf(f, "Nodes 128\nConnections 4\n");
@@ -868,7 +882,6 @@ test_artifact_micro(void **state)
 			}
 			release(&r);
 		}
-	unlink(cm);
 	note("artifact Fig. 7: OPS %.1f us, REPS %.1f us, %.1f%% sooner (paper: more than "
 	     "35%%), drops %llu / %llu (%.1fx, paper 2.5x); REPS's longest first burst at the "
 	     "first failure %.1f us; without the fast increase OPS %.1f us, REPS %.1f us\n",
@@ -895,7 +908,7 @@ main(void)
 		cmocka_unit_test(test_paper_setup_claims),
 		cmocka_unit_test(test_paper_micro_and_failures),
 		cmocka_unit_test(test_paper_lost_acks),
-		cmocka_unit_test(test_artifact_micro),
+		cmocka_unit_test_teardown(test_artifact_micro, artifact_cm_remove),
 	};
 
 	return cmocka_run_group_tests_name("trends", tests, NULL, NULL);
