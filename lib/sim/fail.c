@@ -94,15 +94,35 @@ link_changed(struct sim *s, struct sim_port *p, uint64_t converge_ns)
 	sim_at(s, s->now + sim_ps(converge_ns), converge_ev, l, l->link_gen);
 }
 
+/* One direction: what p sends stops (or goes again). */
+static void
+port_set(struct sim *s, struct sim_port *p, bool down, uint64_t converge_ns)
+{
+	p->link_down = down;
+	link_refresh(s, p);
+	link_changed(s, p, converge_ns);
+}
+
+static void
+port_down_ev(struct sim *s, void *a, uint64_t converge_ns)
+{
+	port_set(s, a, true, converge_ns);
+}
+
+static void
+port_up_ev(struct sim *s, void *a, uint64_t converge_ns)
+{
+	port_set(s, a, false, converge_ns);
+}
+
+/* The cable: both directions. */
 static void
 link_down_ev(struct sim *s, void *a, uint64_t converge_ns)
 {
 	struct sim_port *p = a;
 
-	p->link_down = true;
 	p->peer->link_down = true;
-	link_refresh(s, p);
-	link_changed(s, p, converge_ns);
+	port_set(s, p, true, converge_ns);
 }
 
 static void
@@ -110,21 +130,8 @@ link_up_ev(struct sim *s, void *a, uint64_t converge_ns)
 {
 	struct sim_port *p = a;
 
-	p->link_down = false;
 	p->peer->link_down = false;
-	link_refresh(s, p);
-	link_changed(s, p, converge_ns);
-}
-
-/* One direction: b is (converge_ns << 1) | up. */
-static void
-port_state_ev(struct sim *s, void *a, uint64_t b)
-{
-	struct sim_port *p = a;
-
-	p->link_down = !(b & 1);
-	link_refresh(s, p);
-	link_changed(s, p, b >> 1);
+	port_set(s, p, false, converge_ns);
 }
 
 static void
@@ -236,14 +243,14 @@ void
 sim_port_down_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t converge_ns)
 {
 	if (p != NULL && p->peer != NULL)
-		sim_at(s, t_ps, port_state_ev, p, converge_ns << 1);
+		sim_at(s, t_ps, port_down_ev, p, converge_ns);
 }
 
 void
 sim_port_up_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t converge_ns)
 {
 	if (p != NULL && p->peer != NULL)
-		sim_at(s, t_ps, port_state_ev, p, converge_ns << 1 | 1);
+		sim_at(s, t_ps, port_up_ev, p, converge_ns);
 }
 
 void
