@@ -184,7 +184,8 @@ link_fault_ev(struct sim *s, void *a, uint64_t b)
 		return;
 	}
 	sim_port_set_fault(r->p, &r->f);
-	sim_port_set_fault(r->p->peer, &r->f);
+	if (!r->one_way)
+		sim_port_set_fault(r->p->peer, &r->f);
 }
 
 /* Scheduling is set-up work, not the data path: one small record per
@@ -274,8 +275,9 @@ sim_link_rate_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t rate
 		sim_at(s, t_ps, link_rate_ev, p, rate_bps);
 }
 
-void
-sim_link_fault_at(struct sim *s, struct sim_port *p, uint64_t t_ps, const struct sim_fault *f)
+static void
+fault_at(struct sim *s, struct sim_port *p, uint64_t t_ps, const struct sim_fault *f,
+	 bool one_way)
 {
 	struct sim_fault_rec *r;
 
@@ -283,7 +285,20 @@ sim_link_fault_at(struct sim *s, struct sim_port *p, uint64_t t_ps, const struct
 		return;
 	r = rec_new(s, p);
 	r->f = *f;
+	r->one_way = one_way;
 	sim_at(s, t_ps, link_fault_ev, r, 0);
+}
+
+void
+sim_link_fault_at(struct sim *s, struct sim_port *p, uint64_t t_ps, const struct sim_fault *f)
+{
+	fault_at(s, p, t_ps, f, false);
+}
+
+void
+sim_port_fault_at(struct sim *s, struct sim_port *p, uint64_t t_ps, const struct sim_fault *f)
+{
+	fault_at(s, p, t_ps, f, true);
 }
 
 bool

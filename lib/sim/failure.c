@@ -126,7 +126,7 @@ static const uint8_t nfixed[SIM_FAIL_KINDS] = { 1, 1, 2, 1, 1, 2, 3, 3, 1 };
 #define OPT_DIR 0x8   /* dir= */
 static const uint8_t opts[SIM_FAIL_KINDS] = {
 	OPT_FOR | OPT_CONV | OPT_DIR, 0, OPT_FOR | OPT_SHAPE, OPT_FOR | OPT_CONV, 0,
-	OPT_FOR | OPT_CONV, OPT_FOR | OPT_SHAPE, OPT_FOR, OPT_FOR,
+	OPT_FOR | OPT_CONV | OPT_DIR, OPT_FOR | OPT_SHAPE, OPT_FOR | OPT_DIR, OPT_FOR,
 };
 
 static int
@@ -265,6 +265,8 @@ options:
 	for (; k < nt; k++)
 		if (parse_option(&f, tok[k], err, errlen) < 0)
 			return -1;
+	if (f.kind == SIM_FAIL_RANDOM_DOWN && f.cls >= SIM_CLASS_TOR && f.dir != SIM_DIR_BOTH)
+		return fail(err, errlen, "dir= is for cables; a switch fails whole");
 	*out = f;
 	return 0;
 }
@@ -447,6 +449,16 @@ link_down(struct sim *s, struct sim_port *p, const struct sim_failure *f, uint64
 		sim_link_up_at(s, p, ps(f->at_ns + f->for_ns), conv);
 }
 
+/* Bit errors on both directions of p's cable, or on one. */
+static void
+ber_at(struct sim *s, struct sim_port *p, uint8_t dir, uint64_t t_ps, const struct sim_fault *ft)
+{
+	if (dir == SIM_DIR_BOTH)
+		sim_link_fault_at(s, p, t_ps, ft);
+	else
+		sim_port_fault_at(s, dir_port(p, dir), t_ps, ft);
+}
+
 /* Degrade one direction to factor x its current rate, with its buffer and
  * ECN thresholds (unless keep_buffer), and restore after for_ns. */
 static void
@@ -609,10 +621,10 @@ sim_failure_apply(struct sim *s, const struct sim_failure *f, uint64_t converge_
 			hit_port(hit, p);
 			memset(&ft, 0, sizeof(ft));
 			ft.ber = f->value;
-			sim_link_fault_at(s, p, ps(f->at_ns), &ft);
+			ber_at(s, p, f->dir, ps(f->at_ns), &ft);
 			if (f->for_ns) {
 				memset(&ft, 0, sizeof(ft));
-				sim_link_fault_at(s, p, ps(f->at_ns + f->for_ns), &ft);
+				ber_at(s, p, f->dir, ps(f->at_ns + f->for_ns), &ft);
 			}
 		}
 	}

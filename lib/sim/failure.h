@@ -16,9 +16,9 @@
  *   link-up:T:LINK
  *   link-rate:T:LINK:GBPS[:for=DUR][:dir=D][:buffer=B]
  *   switch-down:T:SWITCH[:for=DUR][:converge=DUR], switch-up:T:SWITCH
- *   random-down:T:PCT%:CLASS[:for=DUR][:converge=DUR]
+ *   random-down:T:PCT%:CLASS[:for=DUR][:converge=DUR][:dir=D]   dir: cables
  *   degrade:T:PCT%:CLASS:FACTOR[:for=DUR][:dir=D][:buffer=B]
- *   ber:T:PCT%:CLASS:BER[:for=DUR]
+ *   ber:T:PCT%:CLASS:BER[:for=DUR][:dir=D]
  *   htsim-failed:T:N[:FACTOR][:for=DUR]   what the UEC reference's
  *       "-failed N" degrades (uet-htsim.md §6.3): 3 tiers, the first N
  *       core-to-aggregation downlinks (aggregation switch 0's uplinks,
@@ -27,7 +27,8 @@
  *       with buffer and ECN thresholds scaled alike.
  * A degradation (link-rate, degrade) scales the port's rate and, unless
  * buffer=keep, its data buffer and ECN thresholds by the same factor, as
- * the reference does. dir: up (toward the cores), down, or both (default).
+ * the reference does. dir: up (toward the cores), down, or both (default);
+ * random-down's one-way cables are withdrawn by routing as dead ones.
  *
  * Times (T, DUR) are uet_text_parse_time_ns() (text/text.h): a number
  * with a unit, ns, us, ms or s; a bare number is seconds, as every time in
@@ -97,7 +98,8 @@ struct sim_failure {
 	double value;           /* link-rate Gbit/s, degrade factor, ber ratio,
 				 * htsim-failed factor */
 	uint32_t count;         /* htsim-failed N */
-	uint8_t dir;            /* degradations, link-down: enum sim_dir */
+	uint8_t dir;            /* degradations, link-down, random-down
+				 * (cables), ber: enum sim_dir */
 	bool keep_buffer;       /* degradations: rate only */
 	char text[96];          /* the spec as given (for reports) */
 };

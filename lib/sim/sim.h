@@ -365,7 +365,7 @@ uint64_t sim_port_queue_bytes(const struct sim_port *p);
  * - sim_link_rate_at: both directions serialize at rate_bps from t (a
  *   packet being sent finishes at the old rate).
  * - sim_link_fault_at: both directions get fault f from t (bit errors,
- *   loss, ...; a zeroed f clears it).
+ *   loss, ...; a zeroed f clears it); sim_port_fault_at: what p sends only.
  * A later event on the same link overrides an earlier one; a pending
  * convergence of a state the link has since left is ignored.
  */
@@ -377,6 +377,7 @@ void sim_switch_down_at(struct sim *s, uint32_t sw, uint64_t t_ps, uint64_t conv
 void sim_switch_up_at(struct sim *s, uint32_t sw, uint64_t t_ps, uint64_t converge_ns);
 void sim_link_rate_at(struct sim *s, struct sim_port *p, uint64_t t_ps, uint64_t rate_bps);
 void sim_link_fault_at(struct sim *s, struct sim_port *p, uint64_t t_ps, const struct sim_fault *f);
+void sim_port_fault_at(struct sim *s, struct sim_port *p, uint64_t t_ps, const struct sim_fault *f);
 /* One direction of a link (the egress port p) from t: its rate, data
  * buffer and ECN thresholds (a degraded link of the UEC reference scales
  * all three; what is queued beyond a smaller buffer stays). */

@@ -137,6 +137,7 @@ struct sim_fault_rec {
 	struct sim_port *p;
 	struct sim_fault f;
 	bool shape;               /* a sim_port_shape_at instead */
+	bool one_way;             /* f on p only, not its peer */
 	struct sim_port_shape sh;
 };
 

@@ -833,30 +833,72 @@ pace_ev(struct sim *s, void *a, uint64_t b)
 		sim_at(s, sim_now_ps(s) + 5 * US, pace_ev, x, 0);
 }
 
+/* 20000 frames of 1042 B from host 0 to host 127, paced so that no queue
+ * drops one, from now on. */
+static void
+pace_20000(struct sim *s)
+{
+	struct pacer p = { .left = 20000 };
+	uint64_t t0 = sim_now_ps(s);
+
+	sim_at(s, t0 + 1, pace_ev, &p, 0);
+	sim_run_until(s, t0 + 2000 * US);
+	assert_int_equal(p.left, 0);
+}
+
+/* BER 1e-6: a 1042 B frame + 4 B FCS is lost with probability
+ * 1 - (1 - 1e-6)^8368 = 0.833%; 20000 frames lose ~167 (sd 12.9). */
+static void
+assert_ber_losses(const struct sim_port *p)
+{
+	assert_true(sim_port_stats(p)->drops_ber > 167 - 40);
+	assert_true(sim_port_stats(p)->drops_ber < 167 + 40);
+}
+
 static void
 test_bit_errors(void **state)
 {
-	/* BER 1e-6 on host 0's cable: a 1042 B frame + 4 B FCS is lost with
-	 * probability 1 - (1 - 1e-6)^8368 = 0.833%; 20000 frames lose ~167
-	 * (sd 12.9). Nothing else is lost. */
+	/* BER 1e-6 on host 0's cable; nothing else is lost. */
 	struct sim_fault f = { .ber = 1e-6 };
 	struct sim *s = fabric(128, 2, 1, 12, NULL);
 	struct sim_port *nic = sim_host_port(s, 0);
-	struct pacer p = { .left = 20000 };
 	struct sim_port_stats t;
 
 	(void)state;
 	sim_link_fault_at(s, nic, 0, &f);
-	sim_at(s, 1, pace_ev, &p, 0);
-	sim_run_until(s, 2000 * US);
-	assert_int_equal(p.left, 0);
+	pace_20000(s);
 	sim_total_stats(s, &t);
 	assert_int_equal(sim_port_stats(nic)->tx_pkts, 20000);
-	assert_true(sim_port_stats(nic)->drops_ber > 167 - 40);
-	assert_true(sim_port_stats(nic)->drops_ber < 167 + 40);
+	assert_ber_losses(nic);
 	assert_int_equal(t.drops_ber, sim_port_stats(nic)->drops_ber);
 	assert_int_equal(t.drops_queue + t.drops_fault + t.drops_down, 0);
 	assert_int_equal(sim_host_stats(s, 127)->rx_frames, 20000 - t.drops_ber);
+	sim_destroy(s);
+}
+
+/* sim_port_fault_at: bit errors on one direction of a cable. Host 127's
+ * own NIC (its uplink) erring costs frames sent to it nothing; the ToR's
+ * port toward it (the downlink) costs the same ~167 of 20000 as above. */
+static void
+test_bit_errors_one_way(void **state)
+{
+	struct sim_fault f = { .ber = 1e-6 };
+	struct sim *s = fabric(128, 2, 1, 12, NULL);
+	struct sim_port *nic = sim_host_port(s, 127);
+	struct sim_port_stats t;
+
+	(void)state;
+	sim_port_fault_at(s, nic, 0, &f);
+	pace_20000(s);
+	sim_total_stats(s, &t);
+	assert_int_equal(t.drops_ber, 0);
+	assert_int_equal(sim_host_stats(s, 127)->rx_frames, 20000);
+	sim_port_fault_at(s, sim_port_peer(nic), sim_now_ps(s), &f);
+	pace_20000(s);
+	sim_total_stats(s, &t);
+	assert_int_equal(sim_port_stats(nic)->drops_ber, 0);
+	assert_ber_losses(sim_port_peer(nic));
+	assert_int_equal(sim_host_stats(s, 127)->rx_frames, 40000 - t.drops_ber);
 	sim_destroy(s);
 }
 
@@ -942,6 +984,7 @@ main(void)
 		cmocka_unit_test(test_pick_deterministic),
 		cmocka_unit_test(test_adaptive_ties),
 		cmocka_unit_test(test_bit_errors),
+		cmocka_unit_test(test_bit_errors_one_way),
 		cmocka_unit_test(test_endpoint_through_failures),
 	};
 

@@ -80,7 +80,8 @@ test_failure_specs(void **state)
 		{ "link-down:1:host2:dir=left", "dir='left': up, down or both" },
 		{ "link-down:1:host2:buffer=keep", "link-down takes no 'buffer='" },
 		{ "link-up:1:host2:dir=up", "link-up takes no 'dir='" },
-		{ "random-down:0:3%:tor-up:dir=up", "random-down takes no 'dir='" },
+		{ "random-down:0:25%:spine:dir=up", "dir= is for cables; a switch fails whole" },
+		{ "ber:0:3%:tor-up:1e-7:dir=in", "dir='in': up, down or both" },
 		{ "link-up:1:host2:for=3us", "link-up takes no 'for='" },
 		{ "link-rate:1:tor0.up0:fast", "'fast' is not a rate in Gbit/s" },
 		{ "link-rate:1:tor0.up0:100:dir=sideways", "dir='sideways': up, down or both" },
@@ -138,6 +139,16 @@ test_failure_specs(void **state)
 	assert_int_equal(sim_failure_parse("ber:0:1%:agg-up:1e-6", &f, err, sizeof(err)), 0);
 	assert_int_equal(f.cls, SIM_CLASS_T1_UP);
 	assert_true(f.value == 1e-6);
+	assert_int_equal(f.dir, SIM_DIR_BOTH);
+	assert_int_equal(sim_failure_parse("ber:0:100%:host:3e-7:dir=down", &f, err, sizeof(err)),
+			 0);
+	assert_int_equal(f.dir, SIM_DIR_DOWN);
+	/* tools/sim/paper_figures.py's ART8_BER loses 1% of full 4 KiB data
+	 * frames (the artifact's 1% BER modes) from this frame size. */
+	assert_int_equal(sim_frame_bytes(4096), 4096 + 42 + 56);
+	assert_int_equal(sim_failure_parse("random-down:0:10%:tor-up:dir=up", &f, err,
+					   sizeof(err)), 0);
+	assert_int_equal(f.dir, SIM_DIR_UP);
 	assert_int_equal(sim_failure_parse("random-down:0:5%:spine:for=200ns", &f, err,
 					   sizeof(err)), 0);
 	assert_int_equal(f.cls, SIM_CLASS_T1);
@@ -333,6 +344,41 @@ test_link_down_one_way(void **state)
 	sim_destroy(s);
 }
 
+/* random-down with dir=: each picked cable dies one way only (what the REPS
+ * artifact's failure generator does to the cables it fails: an htsim pipe
+ * carries one direction); the same seed picks the same cables as without
+ * dir=, so a sweep can hold the selection and vary the direction. */
+static void
+test_random_down_one_way(void **state)
+{
+	struct sim *s = fabric(16, 2);
+	struct sim_failure f;
+	struct sim_failure_hit h = hit_new(s), h2 = hit_new(s);
+	uint32_t i, n = sim_num_ports_role(s, SIM_PORT_TOR_UP);
+
+	(void)state;
+	assert_int_equal(sim_failure_parse("random-down:5us:25%:tor-up:dir=up", &f, err,
+					   sizeof(err)), 0);
+	assert_int_equal(sim_failure_apply(s, &f, 0, 9, &h, err, sizeof(err)), 0);
+	assert_int_equal(h.nports, (n + 2) / 4);
+	/* both ways, long after the checks below */
+	assert_int_equal(sim_failure_parse("random-down:1s:25%:tor-up", &f, err, sizeof(err)), 0);
+	assert_int_equal(sim_failure_apply(s, &f, 0, 9, &h2, err, sizeof(err)), 0);
+	assert_int_equal(h2.nports, h.nports);
+	sim_run_until(s, 6ULL * 1000 * 1000);
+	for (i = 0; i < h.nports; i++) {
+		assert_ptr_equal(h.ports[i], h2.ports[i]);
+		assert_int_equal(sim_port_role(h.ports[i]), SIM_PORT_TOR_UP);
+		assert_false(sim_link_is_up(h.ports[i]));
+		assert_true(sim_link_is_up(sim_port_peer(h.ports[i])));
+	}
+	free(h.ports);
+	free(h.switches);
+	free(h2.ports);
+	free(h2.switches);
+	sim_destroy(s);
+}
+
 /* htsim-failed N in 3 tiers: the core->agg direction of aggregation
  * switch 0's uplinks, then switch 1's, ...; in 2 tiers every ToR's cables to
  * spines 0..N-1, both ways (uet-htsim.md §6.3). */
@@ -395,6 +441,7 @@ main(void)
 		cmocka_unit_test(test_cm_lines),
 		cmocka_unit_test(test_degradation_applied),
 		cmocka_unit_test(test_link_down_one_way),
+		cmocka_unit_test(test_random_down_one_way),
 		cmocka_unit_test(test_htsim_failed_presets),
 	};
 
