@@ -321,9 +321,36 @@ def case_paper_figures(exe, tmp):
     import paper_figures
     assert all(callable(f.plot) for f in paper_figures.FIGS.values()), [
         k for k, f in paper_figures.FIGS.items() if not callable(f.plot)]
-    r = subprocess.run(base + ["--setup", "artifact", "--figs", "8"], capture_output=True,
+    r = subprocess.run(base + ["--setup", "artifact", "--figs", "A"], capture_output=True,
                        text=True, timeout=60)
-    assert r.returncode == 2 and "figure 8 are not known" in r.stderr, r.stderr
+    assert r.returncode == 2 and "figure A are not known" in r.stderr, r.stderr
+    # Fig. 8 as run_failures.py: its permutation matrix (gen_permutation.py,
+    # seed 42, line for line), 8 failure modes from the start, 6 load
+    # balancers, beside the text's 5 modes under the artifact's settings.
+    r = subprocess.run(base + ["--setup", "artifact", "--figs", "8", "--joblist", jl],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cmds = open(jl).read().splitlines()
+    art = [c for c in cmds if "/art-f8a-" in c]
+    assert len(cmds) == 30 + 48 and len(art) == 48, cmds
+    assert all("--ecn-kmin-pct 25 --ecn-kmax-pct 75" in c and "--trim" not in c and
+               "--rto-ns 41500" in c for c in cmds), cmds
+    assert {c.split(" --lb ")[1].split()[0] for c in art} == {
+        "ops", "plb", "mprdma", "bitmap", "reps", "flowlet"}, art
+    one = [c for c in art if "/art-f8a-5-reps-1.json" in c]
+    assert len(one) == 1 and "--failure random-down:0:25%:spine --failure " \
+        "random-down:0:9.375%:tor-up:dir=up " in one[0], one
+    ber = [c for c in art if "/art-f8a-7-ops-1.json" in c]
+    assert len(ber) == 1 and "--failure ber:0:100%:tor-up:2.993e-07 --failure " \
+        "ber:0:100%:host:2.993e-07:dir=down " in ber[0], ber
+    cm = one[0].split(" --cm ")[1].split()[0]
+    lines = open(cm).read().splitlines()
+    assert lines[:4] == ["Nodes 32", "Connections 32", "26->23 id 1 start 0 size 8388608",
+                         "5->25 id 2 start 0 size 8388608"], lines
+    pairs = [x.split()[0].split("->") for x in lines[2:]]
+    assert sorted(int(p[0]) for p in pairs) == list(range(32)) and \
+        sorted(int(p[1]) for p in pairs) == list(range(32)) and \
+        all(p[0] != p[1] for p in pairs), pairs
     # Fig. 2 as fig_1_symmetric_micro.py: its connection matrix, written
     # beside the runs, ToR 0 to ToR 8 of 128 hosts.
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "2", "--joblist", jl],

@@ -38,11 +38,13 @@ Figures (the paper's numbering, EuroSys'26; ../shared/reference/reps.md §4):
         on its 3-tier fabric, one way of ToR 0's uplinks 1 and 3 dead, and
         its fast increase from 650 us)
   8     failure modes (the artifact's 32-host fabric): speedup over OPS
+        (--setup artifact: also the artifact's own run, its 8 failure
+        modes from the start, its permutation matrix, 6 load balancers)
   15    EV-set size (32, 256, 65535) and congestion control
   A     forced freezing after 50 us, no failure (App. A)
 Setup: --setup paper (default) runs the profile, the setup the paper's text
 states; --setup artifact runs what the artifact's scripts passed to htsim
-for the figures whose scripts were read (2, 3, 3s, 4, 5, 6, 7, 15): its topology
+for the figures whose scripts were read (2, 3, 3s, 4, 5, 6, 7, 8, 15): its topology
 files' latencies (1000 ns links, no switch latency), the RTO its
 main_uec.cpp computes (41.5 us, not the 70 us the text gives), trimming
 where the script left it on, its ECN thresholds (ARTIFACT below). Their
@@ -123,6 +125,9 @@ ARTIFACT = {
     # tenth connection on ECMP) without --trim off, so trimming on
     "6": ["--trim", "--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75", "--ar-tie-first"],
     "7": ["--trim"],
+    # run_failures.py: -disable_trim, -ecn of a quarter and three quarters
+    # of its one-BDP queue
+    "8": ["--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75"],
     # fig_12_evs_cc.py: no -disable_trim, -ecn 25 76, fat_tree_128
     "15": ["--trim", "--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75"],
 }
@@ -1397,11 +1402,89 @@ class Fig7:
         fig.savefig(path, dpi=90)
 
 
+# The artifact's own Fig. 8 (run_all_failure.py's permutation panel, which
+# runs run_failures.py): 32 hosts, the 8 MiB permutation its
+# gen_permutation.py writes with seed 42, 6 load balancers (BitMap over 256
+# EVs, which uet-sim's BitMap uses anyway), no trimming, and 8 failure files
+# through its failuregenerator.cpp. That generator fails, from the start and
+# for good (durations in seconds; no routing convergence), the first
+# switches or cables a packet reaches that leave every pair connected:
+# a spine (a ToR would cut its hosts off), and one direction of a
+# ToR-spine cable (an htsim pipe; host cables are needed). It counts 5% of
+# switches as one of the 12 and 5% of cables as 3 (its saved selections),
+# and picks from std::random_device, so here each seed picks its own,
+# shared by the load balancers as the artifact's cache shares its pick.
+# Its BER modes mark 1% of the packets each cable (switch) passes and drop
+# the marked data packets at the receiver: here bit errors that lose a full
+# data frame with probability 1% on each cable of the path, or on each
+# switch's egress cable (ToR uplink, spine downlink, ToR downlink), which
+# costs an ACK about 2% of that.
+ART8_FRAME_BITS = 8 * (4096 + 42 + 56 + 4)   # sim_frame_bytes(4096) + FCS
+ART8_BER = "%.4g" % (1 - 0.99 ** (1.0 / ART8_FRAME_BITS))
+ART8_SPINE = ["--failure", "random-down:0:25%:spine"]
+
+
+def art8_cables(n):
+    return ["--failure", "random-down:0:%g%%:tor-up:dir=up" % (100.0 * n / 32)]
+
+
+ART8_MODES = [
+    ("One Failed Cable", "1 cable, one way", art8_cables(1)),
+    ("One Failed Switch", "1 spine of 4", ART8_SPINE),
+    ("One Failed Switch/Cable", "1 spine, 1 cable", ART8_SPINE + art8_cables(1)),
+    ("5% Failed Cables", "3 cables, one way", art8_cables(3)),
+    ("5% Failed Switches", "1 spine (1 of 12 switches)", ART8_SPINE),
+    ("5% Failed Switches/Cables", "1 spine, 3 cables", ART8_SPINE + art8_cables(3)),
+    ("BER Cable 1%", "1% per cable", ["--failure", "ber:0:100%:host:" + ART8_BER,
+                                      "--failure", "ber:0:100%:tor-up:" + ART8_BER]),
+    ("BER Switch 1%", "1% per switch", ["--failure", "ber:0:100%:tor-up:" + ART8_BER,
+                                        "--failure", "ber:0:100%%:host:%s:dir=down" % ART8_BER]),
+]
+ART8_LBS = ("ops", "plb", "mprdma", "bitmap", "reps", "flowlet")
+# htsim_uec -end 90000: the run stops at 90 ms and plot_failures.py takes
+# the max over the flows that printed "finished at" by then.
+ART8_END_US = 90000.0
+
+
+def art8_fct(r):
+    """(max FCT in us over the flows done by the artifact's end, flows not
+    done by then)."""
+    done = [f["fct_ns"] / 1e3 for f in r["flows_rec"]
+            if f["status"] == "ok" and f["fct_ns"] / 1e3 <= ART8_END_US]
+    return (max(done) if done else float("nan")), r["flows"] - len(done)
+
+
+def art8_speedups(a, res, i, lb):
+    """OPS's max FCT over lb's (means over the seeds), and lb's flows not
+    done by the end, summed."""
+    ops = mean_range([art8_fct(res["f8a-%d-ops-%d" % (i, s)])[0] for s in seeds(a)])[0]
+    got = [art8_fct(res["f8a-%d-%s-%d" % (i, lb, s)]) for s in seeds(a)]
+    return ops / mean_range([g[0] for g in got])[0], sum(g[1] for g in got), ops
+
+
+def art_perm_cm(hosts, size, rseed=42):
+    """gen_permutation.py <file> hosts hosts size 0 rseed, line for line:
+    Python's random with that seed shuffles the sources and destinations,
+    and a fixed point swaps with the next destination."""
+    rng = random.Random(rseed)
+    srcs, dsts = list(range(hosts)), list(range(hosts))
+    rng.shuffle(srcs)
+    rng.shuffle(dsts)
+    for n in range(hosts):
+        if srcs[n] == dsts[n]:
+            i = (n + 1) % hosts
+            dsts[n], dsts[i] = dsts[i], dsts[n]
+    return "Nodes %d\nConnections %d\n" % (hosts, hosts) + "".join(
+        "%d->%d id %d start 0 size %d\n" % (srcs[n], dsts[n], n + 1, size)
+        for n in range(hosts))
+
+
 class Fig8:
     title = "Fig. 8: failure modes, speedup over OPS"
-    # The artifact's run_failures.py kinds on a 32-host fabric (8 ToRs of 4,
-    # 4 spines): its "5% of switches" would round to none of 4 spines here,
-    # so the fractions are chosen to hit whole cables and switches.
+    # Kinds after the artifact's run_failures.py on its 32-host fabric (8
+    # ToRs of 4, 4 spines), struck at 100 us, sized before its generator
+    # was read (a fraction of 4 spines would round to none); --setup
+    # artifact also runs its own 8 modes (ART8_MODES).
     modes = [("2 of 32 ToR uplinks", ["--failure", "random-down:100us:6%:tor-up"]),
              ("4 of 32 ToR uplinks", ["--failure", "random-down:100us:12%:tor-up"]),
              ("one cable", ["--failure", "link-down:100us:tor0.up0"]),
@@ -1410,10 +1493,17 @@ class Fig8:
     lbs = ("ecmp", "ops", "bitmap", "reps", "mprdma", "plb")
 
     def runs(self, a):
-        return [Run("f8-%d-%s-%d" % (i, lb, s),
-                    ["--nodes", "32", "--pattern", "permutation", "--size", "8M", "--iters", "1",
-                     "--lb", lb] + args, s)
-                for i, (_, args) in enumerate(self.modes) for lb in self.lbs for s in seeds(a)]
+        out = [Run("f8-%d-%s-%d" % (i, lb, s),
+                   ["--nodes", "32", "--pattern", "permutation", "--size", "8M", "--iters", "1",
+                    "--lb", lb] + args, s)
+               for i, (_, args) in enumerate(self.modes) for lb in self.lbs for s in seeds(a)]
+        if a.setup == "artifact":
+            cm = ["--pattern", "cm", "--cm", cm_file(a, "art-perm32", art_perm_cm(32, 8 << 20))]
+            out += [Run("f8a-%d-%s-%d" % (i, lb, s), ["--nodes", "32"] + cm + ["--lb", lb] + args,
+                        s)
+                    for i, (_, _, args) in enumerate(ART8_MODES) for lb in ART8_LBS
+                    for s in seeds(a)]
+        return out
 
     def table(self, a, res):
         out = ["32 hosts (8 ToRs x 4, 4 spines), 8 MiB permutation, the failure at 100 us and "
@@ -1437,6 +1527,32 @@ class Fig8:
         out.append("\nPaper: a dramatic speedup over OPS under total failures (freezing), "
                    "growing with the number of failures; random drops do not hurt REPS; "
                    "MPRDMA good on average.\n")
+        if a.setup == "artifact":
+            out += self.art_table(a, res)
+        return out
+
+    def art_table(self, a, res):
+        out = ["As the artifact ran it (run_failures.py: its permutation matrix, seed 42; "
+               "the failures from the start and for good, each seed its own pick, shared by "
+               "the load balancers; BER %s, 1%% of data frames): OPS's max FCT over each "
+               "LB's, mean of %d seeds, each max over the flows done by the artifact's end "
+               "at 90 ms (flows not done by then, summed, in brackets); network drops, OPS / "
+               "REPS, summed:\n" % (ART8_BER, a.seeds),
+               "| failure | what fails | " + " | ".join(LB_NAMES[lb] for lb in ART8_LBS) +
+               " | OPS max FCT (us) | drops OPS / REPS |",
+               "|---|---|" + "---|" * (len(ART8_LBS) + 2)]
+        for i, (name, what, _) in enumerate(ART8_MODES):
+            cells = []
+            for lb in ART8_LBS:
+                x, late, ops = art8_speedups(a, res, i, lb)
+                cells.append("%.2fx%s" % (x, " (%d)" % late if late else ""))
+            d = [sum(res["f8a-%d-%s-%d" % (i, lb, s)]["drops"] for s in seeds(a))
+                 for lb in ("ops", "reps")]
+            out.append("| %s | %s | %s | %.1f | %d / %d (%.1fx) |" % (
+                name, what, " | ".join(cells), ops, d[0], d[1], d[0] / max(d[1], 1)))
+        out.append("\nPaper (Fig. 8, its permutation panel): no number per mode; REPS far ahead "
+                   "of OPS and the others under total failures, BER does not hurt REPS, MPRDMA "
+                   "good on average.\n")
         return out
 
     def plot(self, a, res, plt, path):
@@ -1460,8 +1576,31 @@ class Fig8:
         ax.set_title("32 hosts, 8 MiB permutation, failure at 100 us (paper: REPS far ahead "
                      "under total failures, BER does not hurt it)", fontsize=9)
         ax.legend(fontsize=7, ncol=3)
-        fig.tight_layout()
+        if a.setup == "artifact":
+            fig.set_size_inches(11, 8.2)
+            ax.set_position([0.07, 0.58, 0.9, 0.38])
+            self.art_plot(a, res, fig.add_axes([0.2, 0.07, 0.77, 0.42]))
+        else:
+            fig.tight_layout()
         fig.savefig(path, dpi=90)
+
+    def art_plot(self, a, res, ax):
+        """The artifact's plot_failures.py view: a mode per row, each
+        load balancer's speedup over OPS as a mark."""
+        marks = ("s", "P", "D", "v", "X", "*")
+        for j, lb in enumerate(ART8_LBS):
+            xs = [art8_speedups(a, res, i, lb)[0] for i in range(len(ART8_MODES))]
+            ax.scatter(xs, range(len(ART8_MODES)), marker=marks[j], s=70, alpha=0.75,
+                       label=LB_NAMES[lb])
+        ax.set_xscale("log")
+        ax.axvline(1.0, color="grey", ls="--", lw=1)
+        ax.set_yticks(range(len(ART8_MODES)))
+        ax.set_yticklabels([m[0] for m in ART8_MODES], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlabel("speedup over OPS (max FCT)")
+        ax.set_title("As the artifact ran it: its 8 failure modes from the start, 6 load "
+                     "balancers (run_failures.py)", fontsize=9)
+        ax.legend(fontsize=7, ncol=2, loc="upper left")
 
 
 class Fig15:
