@@ -324,15 +324,25 @@ def case_paper_figures(exe, tmp):
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "A"], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2 and "figure A are not known" in r.stderr, r.stderr
-    # Fig. 8 as run_failures.py: its permutation matrix (gen_permutation.py,
-    # seed 42, line for line), 8 failure modes from the start, 6 load
-    # balancers, beside the text's 5 modes under the artifact's settings.
+    # Fig. 8 as run_all_failure.py runs run_failures.py: 8 failure modes
+    # from the start, 6 load balancers, on its permutation matrix
+    # (gen_permutation.py, seed 42, line for line), a 100% trace per seed
+    # and its ring all-reduce, beside the text's 5 modes under the
+    # artifact's settings.
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "8", "--joblist", jl],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     cmds = open(jl).read().splitlines()
     art = [c for c in cmds if "/art-f8a-" in c]
-    assert len(cmds) == 30 + 48 and len(art) == 48, cmds
+    assert len(cmds) == 30 + 3 * 48 and len(art) == 48, cmds
+    dc = [c for c in cmds if "/art-f8d-" in c]
+    ring = [c for c in cmds if "/art-f8r-" in c]
+    assert len(dc) == len(ring) == 48 and all("/art-dc32-1.0-1.cm " in c for c in dc) and \
+        all("/art-ring32-" in c for c in ring), (dc, ring)
+    trace = open(dc[0].split(" --cm ")[1].split()[0]).read().splitlines()
+    assert trace[0] == "Nodes 32" and int(trace[1].split()[1]) == len(trace) - 2 > 1000
+    assert all(x.split()[0].split("->")[0] != x.split()[0].split("->")[1] for x in trace[2:])
+    assert max(float(x.split()[2]) for x in trace[2:]) < 3500, trace[-1]
     assert all("--ecn-kmin-pct 25 --ecn-kmax-pct 75" in c and "--trim" not in c and
                "--rto-ns 41500" in c for c in cmds), cmds
     assert {c.split(" --lb ")[1].split()[0] for c in art} == {

@@ -38,8 +38,9 @@ Figures (the paper's numbering, EuroSys'26; ../shared/reference/reps.md §4):
         on its 3-tier fabric, one way of ToR 0's uplinks 1 and 3 dead, and
         its fast increase from 650 us)
   8     failure modes (the artifact's 32-host fabric): speedup over OPS
-        (--setup artifact: also the artifact's own run, its 8 failure
-        modes from the start, its permutation matrix, 6 load balancers)
+        (--setup artifact: also the artifact's own runs, its 8 failure
+        modes from the start under its permutation matrix, 100 % traces
+        and ring all-reduce, 6 load balancers)
   15    EV-set size (32, 256, 65535) and congestion control
   A     forced freezing after 50 us, no failure (App. A)
 Setup: --setup paper (default) runs the profile, the setup the paper's text
@@ -311,7 +312,8 @@ def dc_size(rng):
     return DC_CDF[-1][0]
 
 
-def dc_trace_cm(path, hosts, active, load, seed, per_tor=8, rate_bps=400e9, other_pct=5):
+def dc_trace_cm(path, hosts, active, load, seed, per_tor=8, rate_bps=400e9, other_pct=5,
+                duration_s=DC_DURATION_S):
     """Write the trace for hosts 0..active-1 of a `hosts`-host fabric as an
     htsim .cm (start in microseconds, uet-sim's unit); returns its flows."""
     rng = random.Random(seed)
@@ -319,13 +321,20 @@ def dc_trace_cm(path, hosts, active, load, seed, per_tor=8, rate_bps=400e9, othe
     rng.shuffle(order)
     for src in order:
         cand = (sorted(d for d in free if d // per_tor != src // per_tor)
-                or sorted(d for d in free if d != src) or sorted(free))
+                or sorted(d for d in free if d != src))
+        if not cand:
+            # Only src itself is left (a few hosts per ToR): it takes an
+            # earlier sender's partner, which takes src instead.
+            other = rng.choice(sorted(partner))
+            partner[src], partner[other] = partner[other], src
+            free.remove(src)
+            continue
         partner[src] = rng.choice(cand)
         free.remove(partner[src])
     flows = []
     for src in range(active):
         t = 0.0
-        while t < DC_DURATION_S:
+        while t < duration_s:
             if rng.random() * 100 < other_pct:
                 dst = rng.randrange(active - 1)
                 dst += dst >= src
@@ -1402,11 +1411,10 @@ class Fig7:
         fig.savefig(path, dpi=90)
 
 
-# The artifact's own Fig. 8 (run_all_failure.py's permutation panel, which
-# runs run_failures.py): 32 hosts, the 8 MiB permutation its
-# gen_permutation.py writes with seed 42, 6 load balancers (BitMap over 256
-# EVs, which uet-sim's BitMap uses anyway), no trimming, and 8 failure files
-# through its failuregenerator.cpp. That generator fails, from the start and
+# The artifact's own Fig. 8 (run_all_failure.py's three panels, each
+# run_failures.py): 32 hosts, 3 workloads (art8_workload), 6 load balancers
+# (BitMap over 256 EVs, which uet-sim's BitMap uses anyway), no trimming,
+# and 8 failure files through its failuregenerator.cpp. That generator fails, from the start and
 # for good (durations in seconds; no routing convergence), the first
 # switches or cables a packet reaches that leave every pair connected:
 # a spine (a ToR would cut its hosts off), and one direction of a
@@ -1441,25 +1449,50 @@ ART8_MODES = [
                                         "--failure", "ber:0:100%%:host:%s:dir=down" % ART8_BER]),
 ]
 ART8_LBS = ("ops", "plb", "mprdma", "bitmap", "reps", "flowlet")
-# htsim_uec -end 90000: the run stops at 90 ms and plot_failures.py takes
-# the max over the flows that printed "finished at" by then.
+# htsim_uec -end 90000: the run stops at 90 ms, and plot_failures.py reads
+# the "finished at" lines printed by then, absolute times: the permutation
+# panel takes their max, the traces' their mean ("Avg FCT"), the ring
+# all-reduce's the last one.
 ART8_END_US = 90000.0
+# run_all_failure.py's three panels: (key, run id prefix, caption).
+ART8_PANELS = (("perm", "f8a", "8 MiB permutation, max finish time"),
+               ("dc", "f8d", "web-search traces at 100% load, 3.5 ms, mean finish time"),
+               ("ring", "f8r", "ring all-reduce of 4 MB over 16 hosts, runtime"))
 
 
-def art8_fct(r):
-    """(max FCT in us over the flows done by the artifact's end, flows not
-    done by then)."""
-    done = [f["fct_ns"] / 1e3 for f in r["flows_rec"]
-            if f["status"] == "ok" and f["fct_ns"] / 1e3 <= ART8_END_US]
-    return (max(done) if done else float("nan")), r["flows"] - len(done)
+def art8_metric(panel, r):
+    """(the panel's metric in us over the flows done by the artifact's end,
+    flows not done by then)."""
+    done = [(f["submit_ns"] + f["fct_ns"]) / 1e3 for f in r["flows_rec"]
+            if f["status"] == "ok" and (f["submit_ns"] + f["fct_ns"]) / 1e3 <= ART8_END_US]
+    if not done:
+        return float("nan"), r["flows"]
+    v = statistics.mean(done) if panel == "dc" else max(done)
+    return v, r["flows"] - len(done)
 
 
-def art8_speedups(a, res, i, lb):
-    """OPS's max FCT over lb's (means over the seeds), and lb's flows not
-    done by the end, summed."""
-    ops = mean_range([art8_fct(res["f8a-%d-ops-%d" % (i, s)])[0] for s in seeds(a)])[0]
-    got = [art8_fct(res["f8a-%d-%s-%d" % (i, lb, s)]) for s in seeds(a)]
+def art8_speedups(a, res, panel, i, lb):
+    """OPS's metric over lb's (means over the seeds), lb's flows not done
+    by the end (summed), and OPS's metric."""
+    pre = dict((k, p) for k, p, _ in ART8_PANELS)[panel]
+    ops = mean_range([art8_metric(panel, res["%s-%d-ops-%d" % (pre, i, s)])[0]
+                      for s in seeds(a)])[0]
+    got = [art8_metric(panel, res["%s-%d-%s-%d" % (pre, i, lb, s)]) for s in seeds(a)]
     return ops / mean_range([g[0] for g in got])[0], sum(g[1] for g in got), ops
+
+
+def art8_workload(a, panel, s):
+    """uet-sim's workload arguments for a panel and seed: gen_permutation.py's
+    matrix; the traces (traffic_gen.py's rules, 32 hosts, 100% load, its 3.5
+    ms, this seed); gen_allreduce.py's ring (32 16 16 4000000, seed 42)."""
+    if panel == "perm":
+        text = art_perm_cm(32, 8 << 20)
+        return ["--pattern", "cm", "--cm", cm_file(a, "art-perm32", text)]
+    if panel == "ring":
+        return ["--pattern", "cm", "--cm", cm_file(a, "art-ring32", art_ring_cm(32, 16))]
+    path = os.path.join(a.out_dir, "art-dc32-1.0-%d.cm" % s)
+    dc_trace_cm(path, 32, 32, 1.0, s, per_tor=4, duration_s=0.0035)
+    return ["--pattern", "cm", "--cm", path]
 
 
 def art_perm_cm(hosts, size, rseed=42):
@@ -1498,11 +1531,12 @@ class Fig8:
                     "--lb", lb] + args, s)
                for i, (_, args) in enumerate(self.modes) for lb in self.lbs for s in seeds(a)]
         if a.setup == "artifact":
-            cm = ["--pattern", "cm", "--cm", cm_file(a, "art-perm32", art_perm_cm(32, 8 << 20))]
-            out += [Run("f8a-%d-%s-%d" % (i, lb, s), ["--nodes", "32"] + cm + ["--lb", lb] + args,
-                        s)
-                    for i, (_, _, args) in enumerate(ART8_MODES) for lb in ART8_LBS
-                    for s in seeds(a)]
+            for panel, pre, _ in ART8_PANELS:
+                for s in seeds(a):
+                    wl = art8_workload(a, panel, s)
+                    out += [Run("%s-%d-%s-%d" % (pre, i, lb, s),
+                                ["--nodes", "32"] + wl + ["--lb", lb] + args, s)
+                            for i, (_, _, args) in enumerate(ART8_MODES) for lb in ART8_LBS]
         return out
 
     def table(self, a, res):
@@ -1532,27 +1566,29 @@ class Fig8:
         return out
 
     def art_table(self, a, res):
-        out = ["As the artifact ran it (run_failures.py: its permutation matrix, seed 42; "
-               "the failures from the start and for good, each seed its own pick, shared by "
-               "the load balancers; BER %s, 1%% of data frames): OPS's max FCT over each "
-               "LB's, mean of %d seeds, each max over the flows done by the artifact's end "
-               "at 90 ms (flows not done by then, summed, in brackets); network drops, OPS / "
-               "REPS, summed:\n" % (ART8_BER, a.seeds),
-               "| failure | what fails | " + " | ".join(LB_NAMES[lb] for lb in ART8_LBS) +
-               " | OPS max FCT (us) | drops OPS / REPS |",
-               "|---|---|" + "---|" * (len(ART8_LBS) + 2)]
-        for i, (name, what, _) in enumerate(ART8_MODES):
-            cells = []
-            for lb in ART8_LBS:
-                x, late, ops = art8_speedups(a, res, i, lb)
-                cells.append("%.2fx%s" % (x, " (%d)" % late if late else ""))
-            d = [sum(res["f8a-%d-%s-%d" % (i, lb, s)]["drops"] for s in seeds(a))
-                 for lb in ("ops", "reps")]
-            out.append("| %s | %s | %s | %.1f | %d / %d (%.1fx) |" % (
-                name, what, " | ".join(cells), ops, d[0], d[1], d[0] / max(d[1], 1)))
-        out.append("\nPaper (Fig. 8, its permutation panel): no number per mode; REPS far ahead "
-                   "of OPS and the others under total failures, BER does not hurt REPS, MPRDMA "
-                   "good on average.\n")
+        out = ["As the artifact ran it (run_all_failure.py, run_failures.py: 32 hosts, the "
+               "failures from the start and for good, each seed its own pick, shared by the "
+               "load balancers; BER %s, 1%% of data frames): OPS's metric over each LB's, "
+               "mean of %d seeds, over the flows done by the artifact's end at 90 ms (flows "
+               "not done by then, summed, in brackets); network drops OPS / REPS, summed.\n"
+               % (ART8_BER, a.seeds)]
+        for panel, pre, caption in ART8_PANELS:
+            out += ["%s:\n" % (caption[0].upper() + caption[1:]),
+                    "| failure | what fails | " + " | ".join(LB_NAMES[lb] for lb in ART8_LBS)
+                    + " | OPS (us) | drops OPS / REPS |",
+                    "|---|---|" + "---|" * (len(ART8_LBS) + 2)]
+            for i, (name, what, _) in enumerate(ART8_MODES):
+                cells = []
+                for lb in ART8_LBS:
+                    x, late, ops = art8_speedups(a, res, panel, i, lb)
+                    cells.append("%.2fx%s" % (x, " (%d)" % late if late else ""))
+                d = [sum(res["%s-%d-%s-%d" % (pre, i, lb, s)]["drops"] for s in seeds(a))
+                     for lb in ("ops", "reps")]
+                out.append("| %s | %s | %s | %.1f | %d / %d (%.1fx) |" % (
+                    name, what, " | ".join(cells), ops, d[0], d[1], d[0] / max(d[1], 1)))
+            out.append("")
+        out.append("Paper (Fig. 8): no number per mode; REPS far ahead of OPS and the others "
+                   "under total failures, BER does not hurt REPS, MPRDMA good on average.\n")
         return out
 
     def plot(self, a, res, plt, path):
@@ -1577,30 +1613,33 @@ class Fig8:
                      "under total failures, BER does not hurt it)", fontsize=9)
         ax.legend(fontsize=7, ncol=3)
         if a.setup == "artifact":
-            fig.set_size_inches(11, 8.2)
-            ax.set_position([0.07, 0.58, 0.9, 0.38])
-            self.art_plot(a, res, fig.add_axes([0.2, 0.07, 0.77, 0.42]))
+            fig.set_size_inches(13, 8.2)
+            ax.set_position([0.06, 0.6, 0.92, 0.36])
+            for k, (panel, _, caption) in enumerate(ART8_PANELS):
+                self.art_plot(a, res, panel, caption,
+                              fig.add_axes([0.16 + k * 0.28, 0.07, 0.24, 0.42]), k == 0)
         else:
             fig.tight_layout()
         fig.savefig(path, dpi=90)
 
-    def art_plot(self, a, res, ax):
-        """The artifact's plot_failures.py view: a mode per row, each
-        load balancer's speedup over OPS as a mark."""
+    def art_plot(self, a, res, panel, caption, ax, first):
+        """The artifact's plot_failures.py view of one panel: a mode per
+        row, each load balancer's speedup over OPS as a mark."""
         marks = ("s", "P", "D", "v", "X", "*")
         for j, lb in enumerate(ART8_LBS):
-            xs = [art8_speedups(a, res, i, lb)[0] for i in range(len(ART8_MODES))]
-            ax.scatter(xs, range(len(ART8_MODES)), marker=marks[j], s=70, alpha=0.75,
+            xs = [art8_speedups(a, res, panel, i, lb)[0] for i in range(len(ART8_MODES))]
+            ax.scatter(xs, range(len(ART8_MODES)), marker=marks[j], s=60, alpha=0.75,
                        label=LB_NAMES[lb])
         ax.set_xscale("log")
         ax.axvline(1.0, color="grey", ls="--", lw=1)
         ax.set_yticks(range(len(ART8_MODES)))
-        ax.set_yticklabels([m[0] for m in ART8_MODES], fontsize=8)
+        ax.set_yticklabels([m[0] for m in ART8_MODES] if first else [], fontsize=8)
         ax.invert_yaxis()
-        ax.set_xlabel("speedup over OPS (max FCT)")
-        ax.set_title("As the artifact ran it: its 8 failure modes from the start, 6 load "
-                     "balancers (run_failures.py)", fontsize=9)
-        ax.legend(fontsize=7, ncol=2, loc="upper left")
+        ax.set_xlabel("speedup over OPS", fontsize=8)
+        ax.set_title("As the artifact ran it: " + caption if first else caption, fontsize=8,
+                     loc="left")
+        if first:
+            ax.legend(fontsize=7, ncol=2, loc="upper left")
 
 
 class Fig15:
