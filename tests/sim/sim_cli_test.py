@@ -361,6 +361,16 @@ def case_paper_figures(exe, tmp):
     assert sorted(int(p[0]) for p in pairs) == list(range(32)) and \
         sorted(int(p[1]) for p in pairs) == list(range(32)) and \
         all(p[0] != p[1] for p in pairs), pairs
+    # The paper's 8 modes run under the profile too, without the artifact's
+    # settings.
+    r = subprocess.run(base + ["--figs", "8", "--joblist", jl], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    cmds = open(jl).read().splitlines()
+    assert len(cmds) == 30 + 3 * 48 and sum("/f8a-5-reps-1.json" in c for c in cmds) == 1 and \
+        not any("--rto-ns 41500" in c or
+                os.path.basename(c.split(" -J ")[1].split(";")[0]).startswith("art-")
+                for c in cmds), cmds
     # Fig. 2 as fig_1_symmetric_micro.py: its connection matrix, written
     # beside the runs, ToR 0 to ToR 8 of 128 hosts.
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "2", "--joblist", jl],
