@@ -1592,7 +1592,8 @@ class Fig8:
         return out
 
     def plot(self, a, res, plt, path):
-        fig, ax = plt.subplots(1, 1, figsize=(11, 3.8))
+        # The 5 modes' bars on top, the paper's 8 modes' three panels below.
+        fig, ax = plt.subplots(1, 1, figsize=(13, 8.2))
         w = 0.8 / len(self.lbs)
         cols = ("#888", "#c84", "#77b", "#4a7", "#a73", "#6a2")
         for j, lb in enumerate(self.lbs):
@@ -1612,7 +1613,6 @@ class Fig8:
         ax.set_title("32 hosts, 8 MiB permutation, failure at 100 us (paper: REPS far ahead "
                      "under total failures, BER does not hurt it)", fontsize=9)
         ax.legend(fontsize=7, ncol=3)
-        fig.set_size_inches(13, 8.2)
         ax.set_position([0.06, 0.6, 0.92, 0.36])
         for k, (panel, _, caption) in enumerate(ART8_PANELS):
             self.modes_plot(a, res, panel, caption,
