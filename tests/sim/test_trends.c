@@ -819,6 +819,11 @@ test_paper_lost_acks(void **state)
  * (--mprdma-fast-increase-ns): without it OPS's window creeps back a
  * packet per RTT. */
 static char artifact_cm[] = "/tmp/uet_trends_symm32_XXXXXX";
+
+/* What the REPS artifact's scripts ran under the profile (paper_figures.py's
+ * ARTIFACT_ALL): its topology files' latencies and its fixed 41.5 us RTO. */
+#define ARTIFACT_SETTINGS "--profile", "reps-paper", "--link-latency-ns", "1000", \
+	"--switch-latency-ns", "0", "--rto-ns", "41500"
 static bool artifact_cm_made;
 
 /* The matrix goes even when an assertion ends the test early. */
@@ -852,10 +857,9 @@ test_artifact_micro(void **state)
 		fprintf(f, "%d->%d id %d start 0 size 33554432\n", l, 64 + l, l + 1);
 	fclose(f);
 	for (l = 0; l < 2; l++) {
-		simulate(&r, "--profile", "reps-paper", "--link-latency-ns", "1000",
-			 "--switch-latency-ns", "0", "--rto-ns", "41500", "--trim", "--nodes", "128",
-			 "--tiers", "3", "--pattern", "cm", "--cm", cm, "--seed", "1", "--lb", lbs[l],
-			 "--failure", "link-rate:0:tor0.up0:200:dir=up", "--failure",
+		simulate(&r, ARTIFACT_SETTINGS, "--trim", "--nodes", "128", "--tiers", "3",
+			 "--pattern", "cm", "--cm", cm, "--seed", "1", "--lb", lbs[l], "--failure",
+			 "link-rate:0:tor0.up0:200:dir=up", "--failure",
 			 "link-rate:0:agg0.up0:200:dir=down", NULL);
 		assert_int_equal(r.ok, 4);
 		f4[l] = r.completion_ns;
@@ -866,10 +870,8 @@ test_artifact_micro(void **state)
 	assert_true(f4[0] * 2 >= f4[1] * 3);
 	for (fi = 0; fi < 2; fi++)
 		for (l = 0; l < 2; l++) {
-			simulate(&r, "--profile", "reps-paper", "--link-latency-ns", "1000",
-				 "--switch-latency-ns", "0", "--rto-ns", "41500", "--trim",
-				 "--nodes", "128", "--tiers", "3", "--pattern", "cm", "--cm", cm,
-				 "--seed", "1", "--lb", lbs[l], "--reps-freeze-ns", "100000",
+			simulate(&r, ARTIFACT_SETTINGS, "--trim", "--nodes", "128", "--tiers", "3",
+				 "--pattern", "cm", "--cm", cm, "--seed", "1", "--lb", lbs[l], "--reps-freeze-ns", "100000",
 				 "--failure", "link-down:100us:tor0.up1:for=100us:dir=up",
 				 "--failure", "link-down:350us:tor0.up3:for=250us:dir=up",
 				 "--mprdma-fast-increase-ns", fi ? "650000" : "0", NULL);
@@ -900,6 +902,9 @@ test_artifact_micro(void **state)
  * good): REPS at least 20x sooner than OPS with at least 5x fewer drops,
  * and ahead of every other sender-side scheme; its 1% bit errors per cable
  * do not set REPS behind OPS by more than 15%. */
+#define ART8_RUN "--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75", "--nodes", "32", \
+	"--pattern", "permutation", "--size", "8M", "--iters", "1", "--seed", "1"
+
 static void
 test_artifact_failure_modes(void **state)
 {
@@ -910,10 +915,7 @@ test_artifact_failure_modes(void **state)
 
 	(void)state;
 	for (l = 0; l < 6; l++) {
-		simulate(&r, "--profile", "reps-paper", "--link-latency-ns", "1000",
-			 "--switch-latency-ns", "0", "--rto-ns", "41500", "--ecn-kmin-pct", "25",
-			 "--ecn-kmax-pct", "75", "--nodes", "32", "--pattern", "permutation", "--size",
-			 "8M", "--iters", "1", "--seed", "1", "--lb", lbs[l], "--failure",
+		simulate(&r, ARTIFACT_SETTINGS, ART8_RUN, "--lb", lbs[l], "--failure",
 			 "random-down:0:25%:spine", "--failure", "random-down:0:9.375%:tor-up:dir=up",
 			 NULL);
 		assert_int_equal(r.ok, 32);
@@ -922,10 +924,7 @@ test_artifact_failure_modes(void **state)
 		release(&r);
 	}
 	for (l = 0; l < 2; l++) {
-		simulate(&r, "--profile", "reps-paper", "--link-latency-ns", "1000",
-			 "--switch-latency-ns", "0", "--rto-ns", "41500", "--ecn-kmin-pct", "25",
-			 "--ecn-kmax-pct", "75", "--nodes", "32", "--pattern", "permutation", "--size",
-			 "8M", "--iters", "1", "--seed", "1", "--lb", l ? "reps" : "ops", "--failure",
+		simulate(&r, ARTIFACT_SETTINGS, ART8_RUN, "--lb", l ? "reps" : "ops", "--failure",
 			 "ber:0:100%:host:2.993e-07", "--failure", "ber:0:100%:tor-up:2.993e-07", NULL);
 		assert_int_equal(r.ok, 32);
 		ber[l] = r.fct_max_ns;
