@@ -6,6 +6,7 @@ the JSON stream, failed runs, and per-port time series.
 
 usage: sim_cli_test.py UET_SIM
 """
+import argparse
 import hashlib
 import json
 import random
@@ -371,6 +372,42 @@ def case_paper_figures(exe, tmp):
         not any("--rto-ns 41500" in c or
                 os.path.basename(c.split(" -J ")[1].split(";")[0]).startswith("art-")
                 for c in cmds), cmds
+    # Fig. 15's OPS cells over 20 of gen_permutation.py's matrices (its
+    # seeds 42 and 1-19) on the 128-host fabric, under fig_12_evs_cc.py's
+    # settings.
+    r = subprocess.run(base + ["--setup", "artifact", "--figs", "15p", "--seeds", "2",
+                               "--joblist", jl], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cmds = open(jl).read().splitlines()
+    assert len(cmds) == 20 * 2 * 2 and all(
+        "--nodes 128 --pattern cm --cm " in c and " --lb ops " in c and
+        "--trim --ecn-kmin-pct 25 --ecn-kmax-pct 75" in c for c in cmds), cmds[:2]
+    assert sum("--ev-base 49152 --ev-count 32 --seed" in c for c in cmds) == 40
+    cms = {c.split(" --cm ")[1].split()[0] for c in cmds}
+    assert len(cms) == 20, cms
+    one = [c for c in cmds if "/art-f15p-r42-ev32-ops-1.json" in c]
+    assert len(one) == 1
+    lines = open(one[0].split(" --cm ")[1].split()[0]).read().splitlines()
+    assert lines[:3] == ["Nodes 128", "Connections 128", "9->44 id 1 start 0 size 8388608"], \
+        lines[:3]
+    pairs = [x.split()[0].split("->") for x in lines[2:]]
+    assert sorted(int(p[1]) for p in pairs) == list(range(128)) and \
+        all(p[0] != p[1] for p in pairs), pairs
+    # Its table: each seed's slowdown paired with the same seed's 65535-EV
+    # run; matrix 42 +80 / +90%, the others +60 / +70%.
+    fa = argparse.Namespace(seeds=2, scale="quick")
+    res = {}
+    for m in paper_figures.ART15P_RSEEDS:
+        for s in (1, 2):
+            res["f15p-r%d-ev65535-ops-%d" % (m, s)] = {"fct_max_us": 100.0}
+            res["f15p-r%d-ev32-ops-%d" % (m, s)] = {
+                "fct_max_us": 150.0 + 10 * s + (20 if m == 42 else 0)}
+    t = paper_figures.FIGS["15p"].table(fa, res)
+    assert "| 42 | +85.0% | +80.0 to +90.0% |" in t and "| 7 | +65.0% | +60.0 to +70.0% |" in t
+    assert any(x.startswith("\nAll 40 runs: mean +66.0%, 10th-90th percentile +60.0 to +70.0%; "
+                            "21 of them (52%) at or above the paper's +64%") for x in t), t
+    assert any(x.startswith("The matrices' means spread by 4.5 points (standard deviation); "
+                            "the runs' own spread alone would give 5.0.") for x in t), t
     # Fig. 2 as fig_1_symmetric_micro.py: its connection matrix, written
     # beside the runs, ToR 0 to ToR 8 of 128 hosts.
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "2", "--joblist", jl],
