@@ -11,8 +11,16 @@
 #
 # Target (issue 15): at least 0.9x linear to the cores available. Lcores
 # beyond the machine's CPUs would share them (not measured).
+#
+# Beside each count, what the machine itself gives: N copies of bench_core
+# (the transport without DPDK, sharing nothing, one per CPU) as the same
+# efficiency against one copy, so a VM whose cores slow each other down
+# (shared caches and memory, a busy host) is told from uet-perf's own
+# scaling; and the CPU time the hypervisor stole from the lcores' CPUs
+# during the uet-perf runs (/proc/stat), which also shows as spurious
+# timeouts.
 # Environment: SECONDS_RUN (5), ROUNDS (3), FIRST_CPU (0), UET_PERF, PERF_OPTS
-# (more uet-perf options for every run, e.g. --zero-udp-csum).
+# (more uet-perf options for every run, e.g. --zero-udp-csum), BENCH_CORE.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh
@@ -21,12 +29,13 @@ T=${SECONDS_RUN:-5}
 ROUNDS=${ROUNDS:-3}
 FIRST=${FIRST_CPU:-0}
 PERF=${UET_PERF:-build/apps/uet-perf/uet-perf}
+CORE_BIN=${BENCH_CORE:-build/tests/bench/bench_core}
 read -r -a OPTS <<<"${PERF_OPTS:-}"
 NCPU=$(nproc)
 COUNTS=("$@")
 [ ${#COUNTS[@]} -gt 0 ] || COUNTS=(1 2 4 8 16)
 bench_scratch uetc
-[ -x "$PERF" ] || { echo "no $PERF: build first (tools/setup.sh)"; exit 2; }
+[ -x "$PERF" ] && [ -x "$CORE_BIN" ] || { echo "no $PERF or $CORE_BIN: build first (tools/setup.sh)"; exit 2; }
 
 # Delivered data packets per second with n lcores (4 KiB payloads).
 run() {
@@ -46,21 +55,59 @@ run() {
 	json_retx "$TMP/l.json" >>"$TMP/retx-$n"
 }
 
+# "steal total" jiffies summed over CPUs FIRST .. FIRST+n-1 (/proc/stat's
+# cpuN lines: user nice system idle iowait irq softirq steal ...).
+cpu_ticks() {
+	awk -v lo="$FIRST" -v hi=$((FIRST + $1 - 1)) '$1 ~ /^cpu[0-9]+$/ {
+		c = substr($1, 4) + 0
+		if (c >= lo && c <= hi) { s += $9; for (i = 2; i <= NF; i++) t += $i } }
+		END { print s + 0, t + 0 }' /proc/stat
+}
+
+# Data packets per second of n bench_core copies at once, one per CPU.
+machine_pps() {
+	local n=$1 i
+	for ((i = 0; i < n; i++)); do
+		taskset -c $((FIRST + i)) "$CORE_BIN" --lb reps --cc nscc --no-copy --msgs 20000 \
+			>"$TMP/core-$i.txt" &
+	done
+	wait
+	cat "$TMP"/core-[0-9]*.txt | awk '/ns per data packet/ { p += 1e9 / $1 } END { printf "%d\n", p }'
+	rm -f "$TMP"/core-[0-9]*.txt
+}
+
 echo "lcore scaling over net_ring, $NCPU CPUs here (from CPU $FIRST), $T s runs, median of $ROUNDS${PERF_OPTS:+, options: $PERF_OPTS}"
-printf "%-7s %14s %14s %11s  %s\n" lcores pps pps_per_lcore efficiency "retx (spurious), RTOs"
+echo "machine: n bench_core copies at once against one (the same efficiency); stolen: the lcores' CPU time the hypervisor took"
+printf "%-7s %14s %14s %11s %8s %8s  %s\n" lcores pps pps_per_lcore efficiency machine stolen "retx (spurious), RTOs"
 base=0
+mbase=0
 for n in "${COUNTS[@]}"; do
 	if [ $((FIRST + n)) -gt "$NCPU" ]; then
 		echo "$n lcores: more than the CPUs here, not run"
 		continue
 	fi
 	v=()
-	for ((r = 0; r < ROUNDS; r++)); do v+=("$(run "$n")"); done
+	m=()
+	steal=0
+	total=0
+	for ((r = 0; r < ROUNDS; r++)); do
+		read -r s0 t0 < <(cpu_ticks "$n")
+		v+=("$(run "$n")")
+		read -r s1 t1 < <(cpu_ticks "$n")
+		steal=$((steal + s1 - s0))
+		total=$((total + t1 - t0))
+		m+=("$(machine_pps "$n")")
+	done
 	pps=$(median "${v[@]}")
-	[ "$n" != 1 ] || base=$pps
-	awk -v n="$n" -v p="$pps" -v b="$base" '{ r += $1; s += $2; t += $3 } END {
-		e = "-"
+	mpps=$(median "${m[@]}")
+	[ "$n" != 1 ] || { base=$pps; mbase=$mpps; }
+	awk -v n="$n" -v p="$pps" -v b="$base" -v m="$mpps" -v mb="$mbase" -v st="$steal" -v tt="$total" '
+		{ r += $1; s += $2; t += $3 } END {
+		e = me = "-"
 		if (b > 0)
 			e = sprintf("%.2f", p / (n * b))
-		printf "%-7d %14d %14d %11s  %d (%d), %d\n", n, p, p / n, e, r, s, t }' "$TMP/retx-$n"
+		if (mb > 0)
+			me = sprintf("%.2f", m / (n * mb))
+		printf "%-7d %14d %14d %11s %8s %7.1f%%  %d (%d), %d\n", n, p, p / n, e, me,
+			(tt > 0 ? 100 * st / tt : 0), r, s, t }' "$TMP/retx-$n"
 done
