@@ -262,6 +262,7 @@ struct uet_perf_opts {
 	uint32_t tiers;
 	uint32_t oversub;
 	uint32_t hosts_per_tor;              /* 0: derived */
+	double fabric_gbps;                  /* 0: link_gbps */
 	uint64_t link_latency_ns;
 	uint64_t switch_latency_ns;
 	uint64_t buffer_bytes;               /* 0: one BDP */

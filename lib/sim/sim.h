@@ -136,7 +136,7 @@ int sim_build_leaf_spine(struct sim *s, const struct sim_leafspine_cfg *c);
 struct sim_fattree_cfg {
 	uint32_t hosts;
 	uint32_t tiers;          /* 2 or 3 */
-	uint32_t oversub;        /* ToR downlinks : uplinks, 1..4 */
+	uint32_t oversub;        /* ToR downlinks : uplinks, 1..8 */
 	uint32_t hosts_per_tor;  /* 0: derived as above */
 	uint32_t tors_per_pod;   /* 3 tiers; 0: derived as above */
 	uint32_t mss_bytes;      /* payload of a full data packet; only used to
@@ -165,7 +165,7 @@ struct sim_fattree_shape {
  */
 void sim_fattree_cfg_default(struct sim_fattree_cfg *c, uint32_t hosts, uint32_t tiers);
 /* Fill the shape; 0 or UET_ERR_INVAL (tiers not 2 or 3, oversub not
- * 1..4, hosts not a multiple of hosts_per_tor (x tors_per_pod), or too
+ * 1..8, hosts not a multiple of hosts_per_tor (x tors_per_pod), or too
  * large: 2^24 hosts, 65535 ports per switch). */
 int sim_fattree_shape(const struct sim_fattree_cfg *c, struct sim_fattree_shape *out);
 /* Unloaded round trip between the two farthest hosts, a full data packet

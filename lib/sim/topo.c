@@ -48,7 +48,7 @@ shape_of(const struct sim_fattree_cfg *c, struct shape *sh)
 
 	memset(sh, 0, sizeof(*sh));
 	if (n == 0 || n > 0xffffff || (c->tiers != 2 && c->tiers != 3) || c->oversub < 1 ||
-	    c->oversub > 4)
+	    c->oversub > 8)
 		return UET_ERR_INVAL;
 	sh->tiers = c->tiers;
 	sh->hosts = n;

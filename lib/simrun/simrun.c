@@ -189,6 +189,8 @@ fabric_cfg(const struct uet_perf_opts *o, struct sim_fattree_cfg *fc,
 	fc->hosts_per_tor = o->hosts_per_tor;
 	fc->mss_bytes = o->mtu_bytes;
 	fc->host_link.rate_bps = fc->fabric_link.rate_bps = (uint64_t)(o->link_gbps * 1e9);
+	if (o->fabric_gbps > 0)
+		fc->fabric_link.rate_bps = (uint64_t)(o->fabric_gbps * 1e9);
 	fc->host_link.lat_ns = fc->fabric_link.lat_ns = o->link_latency_ns;
 	fc->switch_lat_ns = o->switch_latency_ns;
 	if (sim_fattree_shape(fc, shape) != 0) {
@@ -721,11 +723,12 @@ test_start(const struct uet_perf_opts *o, const struct sim_fattree_cfg *fc,
 	json_object_set_new(ts, "link_bps", json_integer((json_int_t)ep->link_bps));
 	json_object_set_new(ts, "verify", json_boolean(o->verify));
 	json_object_set_new(ts, "fabric", json_pack(
-		"{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:b,s:b,s:b}",
+		"{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b,s:b}",
 		"tiers", (int)sh->tiers, "oversub", (int)fc->oversub,
 		"hosts_per_tor", (int)sh->hosts_per_tor, "tor_uplinks", (int)sh->tor_uplinks,
 		"tors", (int)sh->tors, "pods", (int)sh->pods, "t1_switches", (int)sh->t1_switches,
 		"t2_switches", (int)sh->t2_switches,
+		"fabric_bps", (json_int_t)fc->fabric_link.rate_bps,
 		"link_latency_ns", (json_int_t)fc->host_link.lat_ns,
 		"switch_latency_ns", (json_int_t)fc->switch_lat_ns,
 		"buffer_bytes", (json_int_t)fc->fabric_link.buf_bytes,

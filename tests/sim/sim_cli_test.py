@@ -81,6 +81,31 @@ def case_sweep(exe, tmp):
     assert p.stdout.count("simulated") == 3, p.stdout
 
 
+def case_fabric_rate(exe, tmp):
+    # --oversub 8 with --fabric-gbps: 2 ToRs of 8 hosts at 100 Gb/s, one
+    # uplink each; bisection sends all 8 hosts of a ToR through it. At
+    # 100 Gb/s it carries 100 Gb/s each way; at 400 Gb/s four times that.
+    got = {}
+    for fabric in ("0", "400"):
+        path = os.path.join(tmp, "rate-%s.json" % fabric)
+        run(exe, ["--nodes", "16", "--hosts-per-tor", "8", "--oversub", "8", "--link-gbps",
+                  "100", "--fabric-gbps", fabric, "--pattern", "bisection", "--size", "2M",
+                  "--iters", "1", "--lb", "reps", "--verify", "-J", path])
+        rep = json.load(open(path))
+        fab = rep["start"]["test_start"]["fabric"]
+        assert fab["tor_uplinks"] == 1 and fab["t1_switches"] == 1, fab
+        assert fab["fabric_bps"] == (400 if fabric == "400" else 100) * 10**9, fab
+        assert rep["start"]["test_start"]["link_bps"] == 100 * 10**9
+        end = rep["end"]
+        assert end["flow_counts"]["ok"] == 16 and end["verify"]["bad_msgs"] == 0, end
+        got[fabric] = end["goodput_bps"] / 1e9
+    # Each ToR's 8 senders share its one uplink: 2 x 100 Gb/s in all at
+    # most when the fabric runs at the hosts' rate, 2 x 400 at 400 Gb/s.
+    assert 100 < got["0"] <= 200, got
+    assert 3 * got["0"] < got["400"] <= 800, got
+    run(exe, ["--nodes", "16", "--oversub", "9"], expect_rc=2)
+
+
 def case_three_tier_switch_down(exe, tmp):
     # 128 hosts in a k=8 fat tree; an aggregation switch and a core fail;
     # routing converges after 5 us; REPS with verification.
@@ -764,7 +789,7 @@ CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "progress": case_progress,
          "paper_figures": case_paper_figures, "art_collectives": case_art_collectives,
          "mixed_ecmp": case_mixed_ecmp, "bad_input": case_bad_input, "sweep": case_sweep,
-         "three_tier_switch_down": case_three_tier_switch_down,
+         "three_tier_switch_down": case_three_tier_switch_down, "fabric_rate": case_fabric_rate,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}
 
 

@@ -176,7 +176,7 @@ test_fattree_shape(void **state)
 	sim_fattree_cfg_default(&c, 1024, 4);
 	assert_int_equal(sim_fattree_shape(&c, &sh), UET_ERR_INVAL);
 	sim_fattree_cfg_default(&c, 1024, 2);
-	c.oversub = 5;
+	c.oversub = 9;
 	assert_int_equal(sim_fattree_shape(&c, &sh), UET_ERR_INVAL);
 	sim_fattree_cfg_default(&c, 1000, 3);
 	c.hosts_per_tor = 8;
@@ -195,14 +195,17 @@ test_fattree_shape(void **state)
 static void
 test_oversubscription(void **state)
 {
-	/* 32 downlinks per ToR: 1:1 .. 4:1 leave 32, 16, 11 (32 / 3 =
-	 * 10.7 rounded) and 8 uplinks, as many spines; 3 tiers: as many
+	/* 32 downlinks per ToR: 1:1 .. 4:1 and 8:1 leave 32, 16, 11 (32 / 3
+	 * = 10.7 rounded), 8 and 4 uplinks, as many spines; 3 tiers: as many
 	 * aggregation switches per pod, and cores with them. */
-	static const uint32_t up2[5] = { 0, 32, 16, 11, 8 }, up3[5] = { 0, 8, 4, 3, 2 };
+	static const uint32_t up2[9] = { 0, 32, 16, 11, 8, 0, 0, 0, 4 },
+			      up3[9] = { 0, 8, 4, 3, 2, 0, 0, 0, 1 };
 	uint32_t o;
 
 	(void)state;
-	for (o = 1; o <= 4; o++) {
+	for (o = 1; o <= 8; o++) {
+		if (up2[o] == 0)
+			continue;
 		struct sim *s = fabric(1024, 2, o, 1, NULL);
 		uint32_t t;
 
