@@ -106,6 +106,27 @@ def case_fabric_rate(exe, tmp):
     run(exe, ["--nodes", "16", "--oversub", "9"], expect_rc=2)
 
 
+def case_fpga_failure(exe, tmp):
+    # The REPS paper's FPGA link failure as paper_figures.py --figs 11
+    # models it, 2 ms of it, switches trimming: OPS keeps spraying an
+    # eighth of ToR 0's cross traffic into the dead cable; REPS freezes on
+    # each sender's first timeout, so its losses stop within the RTO.
+    drops = {}
+    for lb in ("ops", "reps"):
+        path = os.path.join(tmp, "fpga-%s.json" % lb)
+        run(exe, ["--profile", "reps-paper", "--nodes", "128", "--hosts-per-tor", "64",
+                  "--oversub", "8", "--link-gbps", "100", "--fabric-gbps", "400", "--mtu",
+                  "8192", "--pattern", "bisection", "--duration", "0.003", "--lb", lb,
+                  "--failure", "link-down:1ms:tor0.up0", "--trim", "-J", path])
+        f = json.load(open(path))["end"]["fabric"]["failures"][0]
+        drops[lb] = f["drops_down"]
+        if lb == "reps":
+            assert f["senders"]["burst_max_ns"] <= 70000, f
+            assert f["last_drop_ns"] - f["at_ns"] < 500000, f
+    # 2 ms of an eighth of 3.2 Tb/s each way in 8 KiB packets: ~20,000.
+    assert drops["ops"] > 10000 and drops["ops"] > 20 * drops["reps"] > 0, drops
+
+
 def case_three_tier_switch_down(exe, tmp):
     # 128 hosts in a k=8 fat tree; an aggregation switch and a core fail;
     # routing converges after 5 us; REPS with verification.
@@ -433,6 +454,34 @@ def case_paper_figures(exe, tmp):
                             "21 of them (52%) at or above the paper's +64%") for x in t), t
     assert any(x.startswith("The matrices' means spread by 4.5 points (standard deviation); "
                             "the runs' own spread alone would give 5.0.") for x in t), t
+    # Fig. 11b, the FPGA testbed's link failure as modelled: 2 ToRs of 64
+    # hosts at 100 Gb/s under 8 spines at 400, 2, 5 and 10 ms of a dead
+    # cable, switches dropping or trimming; the profile only.
+    r = subprocess.run(base + ["--figs", "11", "--joblist", jl], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cmds = open(jl).read().splitlines()
+    assert len(cmds) == 3 * 2 * 2 and all(
+        "--nodes 128 --hosts-per-tor 64 --oversub 8 --link-gbps 100 --fabric-gbps 400 "
+        "--mtu 8192 --pattern bisection --duration " in c and
+        "--failure link-down:1ms:tor0.up0" in c for c in cmds), cmds[:2]
+    assert sum(" --trim " in c for c in cmds) == 6 and \
+        sum("--duration 0.011 --lb reps" in c for c in cmds) == 2, cmds
+    r = subprocess.run(base + ["--setup", "artifact", "--figs", "11", "--joblist", jl],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "figure 11 are not known" in r.stderr, r.stderr
+    # Its table: the failed link's drops per load balancer, their ratio.
+    res = {}
+    for trim in (False, True):
+        for ms in paper_figures.FIG11_LENGTHS_MS:
+            for lb in ("ops", "reps"):
+                res[paper_figures.Fig11.rid(trim, ms, lb, 1)] = {"failures": [{
+                    "at_ns": 1000000, "drops_down": 1000 * ms if lb == "ops" else 50,
+                    "last_drop_ns": 1000000 + (70000 if trim else 1000 * ms * 1000),
+                    "senders": {"n": 3 if lb == "reps" else 128}}]}
+    t = paper_figures.FIGS["11"].table(argparse.Namespace(seeds=1, scale="quick"), res)
+    assert "| drop | 10 ms | 10000 | 50 | 200.0x | 3.0 of 128 | 10000 |" in t, t
+    assert "| trim | 2 ms | 2000 | 50 | 40.0x | 3.0 of 128 | 70 |" in t, t
     # Fig. 2 as fig_1_symmetric_micro.py: its connection matrix, written
     # beside the runs, ToR 0 to ToR 8 of 128 hosts.
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "2", "--joblist", jl],
@@ -790,6 +839,7 @@ CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "paper_figures": case_paper_figures, "art_collectives": case_art_collectives,
          "mixed_ecmp": case_mixed_ecmp, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down, "fabric_rate": case_fabric_rate,
+         "fpga_failure": case_fpga_failure,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}
 
 
