@@ -439,6 +439,17 @@ def case_paper_figures(exe, tmp):
     pairs = [x.split()[0].split("->") for x in lines[2:]]
     assert sorted(int(p[1]) for p in pairs) == list(range(128)) and \
         all(p[0] != p[1] for p in pairs), pairs
+    # Fig. 15 itself runs that seed-42 matrix under the artifact's
+    # settings (run_symmetric.py writes fig_12_evs_cc.py's
+    # perm_n128_s8388608.cm so), uet-sim's permutation under the profile.
+    art15 = [c for c in cmds if "/art-f15p-r42-" in c][0].split(" --cm ")[1].split()[0]
+    for setup, want in (("artifact", "--pattern cm --cm %s --iters 1" % art15),
+                        ("paper", "--pattern permutation --size 8M --iters 1")):
+        r = subprocess.run(base + ["--setup", setup, "--figs", "15", "--joblist", jl],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        c15 = open(jl).read().splitlines()
+        assert len(c15) == 14 and all(want in c for c in c15), (setup, c15[:2])
     # Its table: each seed's slowdown paired with the same seed's 65535-EV
     # run; matrix 42 +80 / +90%, the others +60 / +70%.
     fa = argparse.Namespace(seeds=2, scale="quick")
