@@ -223,7 +223,7 @@ struct pdc_credit {
 	uint32_t asked;
 	uint32_t got;
 	uint8_t req_q;       /* a CREDIT_REQ waits in the control queue */
-	uint8_t fails;
+	uint16_t fails;      /* compared with max_rto_retx (up to 1000) */
 };
 
 struct pdc {

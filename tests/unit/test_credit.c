@@ -166,7 +166,8 @@ test_pacer_round_robin(void **state)
 /* No grant ever arrives (the receiver ACKs, its CREDITs are lost): the
  * sender, blocked on credit with nothing in flight and no timeout of its
  * packets to wait for, asks again with backoff, then gives up instead of
- * waiting forever. */
+ * waiting forever: after max_rto_retx retries, also past 255 (the count
+ * was a byte once, and wrapped: swarm seeds 709123, 711828, 719214). */
 static bool
 no_grants(struct duo *d, struct duo_pkt *p, bool a_to_b)
 {
@@ -178,28 +179,33 @@ no_grants(struct duo *d, struct duo_pkt *p, bool a_to_b)
 static void
 test_no_grants_gives_up(void **state)
 {
-	struct uet_ep_config c;
-	struct duo d;
+	static const uint32_t retries[] = { 3, 300 };
 
 	(void)state;
-	duo_config(&c);
-	c.cc = uet_cc_find("eqds");
-	c.max_rto_retx = 3;
-	c.rto_max_ns = 1000000;
-	assert_int_equal(duo_init(&d, &c), 0);
-	d.filter = no_grants;
-	assert_int_equal(duo_send(&d, &d.a, 5, 1 << 20, 0), 0);
-	/* The receiver keeps its half-filled PDC: only the sender is idle. */
-	(void)duo_run(&d, 100000000);
-	assert_true(uet_ep_idle(d.a.ep));
-	assert_int_equal(d.a.tx_done_err, 1);
-	assert_int_equal(d.a.last_tx_status, UET_ERR_TIMEOUT);
-	assert_int_equal(st(&d.a)->credit_retries, 3);
-	assert_int_equal(st(&d.a)->rto_events, 0);
-	assert_true(d.b.rx[5].got <= SPEC_BYTES);
-	print_message("failed at %" PRIu64 " ns after %" PRIu64 " retries\n", d.now,
-		      st(&d.a)->credit_retries);
-	duo_fini(&d);
+	for (size_t i = 0; i < sizeof(retries) / sizeof(retries[0]); i++) {
+		struct uet_ep_config c;
+		struct duo d;
+
+		duo_config(&c);
+		c.cc = uet_cc_find("eqds");
+		c.max_rto_retx = retries[i];
+		c.rto_max_ns = 1000000;
+		assert_int_equal(duo_init(&d, &c), 0);
+		d.filter = no_grants;
+		assert_int_equal(duo_send(&d, &d.a, 5, 1 << 20, 0), 0);
+		/* The receiver keeps its half-filled PDC: only the sender is
+		 * idle. At most 1 ms a retry (rto_max_ns). */
+		(void)duo_run(&d, (uint64_t)(retries[i] + 10) * 1000000);
+		assert_true(uet_ep_idle(d.a.ep));
+		assert_int_equal(d.a.tx_done_err, 1);
+		assert_int_equal(d.a.last_tx_status, UET_ERR_TIMEOUT);
+		assert_int_equal(st(&d.a)->credit_retries, retries[i]);
+		assert_int_equal(st(&d.a)->rto_events, 0);
+		assert_true(d.b.rx[5].got <= SPEC_BYTES);
+		print_message("failed at %" PRIu64 " ns after %" PRIu64 " retries\n", d.now,
+			      st(&d.a)->credit_retries);
+		duo_fini(&d);
+	}
 }
 
 /* Count the CREDITs the endpoint writes now. */
