@@ -235,7 +235,8 @@ struct uet_ep_config {
 				   * of the paths dead, OPS loses one packet 6
 				   * times in a row about once in 4000) */
 	uint32_t max_nack_retx;   /* immediate resends of a PSN on trim NACKs;
-				   * later trims wait for the RTO; default 5 */
+				   * later trims wait for the RTO; default 5,
+				   * at most 254 */
 	uint32_t probe_rtts;      /* probe after this many smoothed RTTs (base
 				   * RTTs before the first sample) without an
 				   * ACK; 0 disables probes; default 3 */

@@ -67,6 +67,8 @@ uet_ep_config_check(const struct uet_ep_config *c, const char **why)
 		w = "rto_min_ns must not exceed rto_max_ns";
 	else if (c->max_rto_retx > 1000)
 		w = "max_rto_retx must be at most 1000";
+	else if (c->max_nack_retx >= UINT8_MAX)
+		w = "max_nack_retx must be at most 254"; /* a PSN counts its NACKs in a byte */
 	else if (c->loss_detect > UET_LOSS_NACK_RTO)
 		w = "loss_detect must be adaptive or nack-rto";
 	else if (c->reorder_window_ns > 1000000000ULL)

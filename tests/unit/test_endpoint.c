@@ -1571,6 +1571,18 @@ test_config_check(void **state)
 	c.ev_base = 65500;
 	c.ev_count = 100;
 	assert_int_equal(uet_ep_config_check(&c, &why), UET_ERR_INVAL);
+	/* Retry limits the per-PSN and per-PDC counters can reach. */
+	uet_ep_config_default(&c);
+	c.max_nack_retx = 254;
+	c.max_rto_retx = 1000;
+	assert_int_equal(uet_ep_config_check(&c, &why), 0);
+	c.max_nack_retx = 255;
+	assert_int_equal(uet_ep_config_check(&c, &why), UET_ERR_INVAL);
+	assert_non_null(strstr(why, "max_nack_retx"));
+	uet_ep_config_default(&c);
+	c.max_rto_retx = 1001;
+	assert_int_equal(uet_ep_config_check(&c, &why), UET_ERR_INVAL);
+	assert_non_null(strstr(why, "max_rto_retx"));
 	uet_ep_config_default(&c);
 	assert_true(uet_ep_mem_bytes(&c) > uet_ep_pdc_bytes(&c) * c.max_pdcs);
 	/* Bytes per PDC are documented in doc/architecture.md; keep them small. */
