@@ -230,7 +230,9 @@ struct uet_ep_config {
 				   * off (doubles up to rto_max_ns) */
 	uint32_t max_rto_retx;    /* recovery episodes (RTO expiries or probe
 				   * loss declarations) in a row without
-				   * progress before the PDC fails; default 12
+				   * progress before the PDC fails (expiries
+				   * of packets sent before the last counted
+				   * one are its episode); default 12
 				   * (each resend takes a new EV: with a quarter
 				   * of the paths dead, OPS loses one packet 6
 				   * times in a row about once in 4000) */

@@ -149,6 +149,7 @@ struct pdc_tx {
 	uint8_t fail_held;         /* a path-failure report waits for a confirmed
 				    * loss */
 	uint8_t rto_undo;          /* the last RTO's verdict is pending */
+	uint8_t rto_counted;       /* ... and it counted in rto_fails */
 	uint8_t rto_late;          /* ... proven spurious by a duplicate: the
 				    * original's own ACK will tell how late */
 	uint8_t rto_resend;        /* the RTO's resend goes whatever the
@@ -162,7 +163,8 @@ struct pdc_tx {
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns;
 	uint64_t rto_deadline, probe_deadline, idle_deadline;
 	uint32_t rto_backoff;
-	uint32_t rto_fails;        /* expiries in a row without progress */
+	uint32_t rto_fails;        /* timeout episodes in a row without progress */
+	uint64_t rto_count_ns;     /* when the last counted episode began */
 	uint64_t last_ack_ns;
 	uint64_t probe_sent_ns;
 	uint64_t acked_at_probe;

@@ -711,7 +711,7 @@ rto_spurious(struct uet_ep *ep, struct pdc *p, bool rtt_known, uint64_t now)
 	ep->st.spurious_rto++;
 	if (p->tx.rto_backoff > 0)
 		p->tx.rto_backoff--;
-	if (p->tx.rto_fails > 0)
+	if (p->tx.rto_fails > 0 && p->tx.rto_counted)
 		p->tx.rto_fails--;
 	/* The original's round trip: measured when its own ACK decided it,
 	 * else at least what it had waited when the timer gave up on it (and
@@ -1524,6 +1524,7 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_
 
 	if (p->tx.acked_pkts != acked_before) {
 		p->tx.rto_fails = 0;
+		p->tx.rto_count_ns = 0;
 		p->tx.rto_backoff = 0;
 	}
 	p->tx.last_ack_ns = now;
@@ -1762,7 +1763,16 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		classify_loss(ep, p);
 		if (!adaptive(ep))
 			report_failure(ep, p, now);
-		p->tx.rto_fails++;
+		/* One retry per timeout episode: a packet sent before the last
+		 * counted expiry belongs to that episode. Without backoff a
+		 * flight sent over time expires packet by packet, and counting
+		 * each would spend max_rto_retx in a fraction of max_rto_retx
+		 * timeouts' time. */
+		p->tx.rto_counted = oldest >= p->tx.rto_count_ns;
+		if (p->tx.rto_counted) {
+			p->tx.rto_count_ns = now;
+			p->tx.rto_fails++;
+		}
 		p->tx.rto_backoff++;
 		cc_loss(ep, p, UET_CC_LOSS_TIMEOUT, aged_bytes, now);
 		if (p->tx.rto_fails > ep->cfg.max_rto_retx) {

@@ -726,6 +726,48 @@ test_rto_gives_up(void **state)
 	duo_fini(&d);
 }
 
+/* Without backoff a flight sent over time expires packet by packet; the
+ * PDC still gets max_rto_retx timeouts' worth of retries, not a third of
+ * them for three packets (swarm seeds 802786 and 906000 gave up inside
+ * the fault phase so). */
+static void
+fixed_rto_six_retries(struct uet_ep_config *c)
+{
+	c->max_rto_retx = 6;
+	c->rto_ns = 30000;
+	c->rto_no_backoff = true;
+	c->loss_detect = UET_LOSS_NACK_RTO;
+	c->probe_rtts = 0;
+}
+
+static void
+test_rto_retries_per_episode(void **state)
+{
+	struct duo d;
+	uint64_t i;
+
+	(void)state;
+	counted_duo(&d, blackhole_filter, fixed_rto_six_retries);
+	/* Three packets on one PDC, 10 us apart. */
+	for (i = 0; i < 3; i++) {
+		(void)duo_run(&d, i * 10000);
+		if (d.now < i * 10000)
+			d.now = i * 10000;
+		assert_int_equal(duo_send(&d, &d.a, 20 + i, 100, 0), 0);
+	}
+	assert_true(duo_run(&d, 100000000));
+	assert_int_equal(d.a.tx_done_err, 3);
+	assert_int_equal(d.a.last_tx_status, UET_ERR_TIMEOUT);
+	assert_int_equal(st(&d.a)->pdcs_failed, 1);
+	/* Episodes at 30, 60, ... us: the seventh, at 210 us, gives up
+	 * (counting every packet's expiry, it was the one at 90 us). */
+	print_message("gave up at %" PRIu64 " ns after %" PRIu64 " expiries\n", d.now,
+		      st(&d.a)->rto_events);
+	assert_true(d.now >= 210000 && d.now < 240000);
+	assert_true(st(&d.a)->rto_events >= 18);
+	duo_fini(&d);
+}
+
 /* Data packets 2..18 of the message take 6 us longer (a queue), the
  * last one is lost once: an RTO after high RTTs. */
 static int slow_then_lost_drops;
@@ -1608,6 +1650,7 @@ main(void)
 		cmocka_unit_test(test_trim_nack_retransmit),
 		cmocka_unit_test(test_trim_nack_retry_limit),
 		cmocka_unit_test(test_rto_gives_up),
+		cmocka_unit_test(test_rto_retries_per_episode),
 		cmocka_unit_test(test_rto_classified_by_recent_max_rtt),
 		cmocka_unit_test(test_rto_failure_reported_when),
 		cmocka_unit_test(test_foreign_ev_not_fed_to_lb),
