@@ -730,14 +730,15 @@ test_rto_gives_up(void **state)
  * PDC still gets max_rto_retx timeouts' worth of retries, not a third of
  * them for three packets (swarm seeds 802786 and 906000 gave up inside
  * the fault phase so). */
+static void nack_rto_no_probes(struct uet_ep_config *c);
+
 static void
 fixed_rto_six_retries(struct uet_ep_config *c)
 {
+	nack_rto_no_probes(c);
 	c->max_rto_retx = 6;
 	c->rto_ns = 30000;
 	c->rto_no_backoff = true;
-	c->loss_detect = UET_LOSS_NACK_RTO;
-	c->probe_rtts = 0;
 }
 
 static void
