@@ -290,6 +290,33 @@ draw_extra(uint64_t seed, struct draw *d, uint32_t hosts)
 	}
 }
 
+/*
+ * A cut-off or crashed host leaves its half-sent messages in its peers
+ * until their pdc_target_idle_ns, and a receiver whose message slots they
+ * fill refuses every other sender until then. Without backoff those
+ * senders' 200 timeouts and 5 ms may run out first, and they fail while
+ * the receiver is alive (seeds 802586, 817293, 1102732 with the REPS
+ * profile's transport pinned): they get that idle time's worth of
+ * timeouts more, or, past the limit of 1000, the backed-off timer. Only
+ * runs with such a host change.
+ */
+static void
+draw_timer_outlast(struct draw *d)
+{
+	struct uet_ep_config *c = &d->ep;
+	uint64_t n;
+
+	if (!c->rto_no_backoff || (d->cut_host < 0 && d->crash_host < 0))
+		return;
+	n = c->max_rto_retx + (d->fault_ns + c->pdc_target_idle_ns) / c->rto_ns;
+	if (n <= 1000) {
+		c->max_rto_retx = (uint32_t)n;
+	} else {
+		c->rto_no_backoff = false;
+		c->max_rto_retx = 200;
+	}
+}
+
 static void
 draw_settings(uint64_t seed, struct draw *d)
 {
@@ -355,6 +382,7 @@ draw_settings(uint64_t seed, struct draw *d)
 	draw_timer(seed, d);
 	draw_sack(seed, d);
 	draw_extra(seed, d, 2 * d->hpl);
+	draw_timer_outlast(d);
 }
 
 static void
