@@ -110,14 +110,17 @@ def case_fpga_failure(exe, tmp):
     # The REPS paper's FPGA link failure as paper_figures.py --figs 11
     # models it, 2 ms of it, switches trimming: OPS keeps spraying an
     # eighth of ToR 0's cross traffic into the dead cable; REPS freezes on
-    # each sender's first timeout, so its losses stop within the RTO.
+    # each sender's first timeout, so its losses stop within the RTO. The
+    # runs are the figure's own (its seed 1).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "tools", "sim"))
+    import paper_figures
+    fig = paper_figures.FIGS["11"]
+    runs = {r.id: r for r in fig.runs(argparse.Namespace(seeds=1))}
     drops = {}
     for lb in ("ops", "reps"):
         path = os.path.join(tmp, "fpga-%s.json" % lb)
-        run(exe, ["--profile", "reps-paper", "--nodes", "128", "--hosts-per-tor", "64",
-                  "--oversub", "8", "--link-gbps", "100", "--fabric-gbps", "400", "--mtu",
-                  "8192", "--pattern", "bisection", "--duration", "0.003", "--lb", lb,
-                  "--failure", "link-down:1ms:tor0.up0", "--trim", "-J", path])
+        run(exe, runs[fig.rid(True, 2, lb, 1)].args + ["-J", path])
         f = json.load(open(path))["end"]["fabric"]["failures"][0]
         drops[lb] = f["drops_down"]
         if lb == "reps":

@@ -1502,6 +1502,13 @@ def art8_workload(a, panel, s):
     return ["--pattern", "cm", "--cm", path]
 
 
+def art_perm_args(a, hosts, rseed=42):
+    """uet-sim's workload arguments for gen_permutation.py's 8 MiB matrix of
+    that many hosts and random seed, written into the out-dir."""
+    return ["--pattern", "cm", "--cm", cm_file(a, "art-perm%s-r%d" % (hosts, rseed),
+                                              art_perm_cm(int(hosts), 8 << 20, rseed))]
+
+
 def art_perm_cm(hosts, size, rseed=42):
     """gen_permutation.py <file> hosts hosts size 0 rseed, line for line:
     Python's random with that seed shuffles the sources and destinations,
@@ -1661,9 +1668,8 @@ class Fig15:
         # fig_12_evs_cc.py's -tm perm_n128_s8388608.cm is the matrix
         # run_symmetric.py writes with gen_permutation.py (seed 42); the
         # profile draws uet-sim's permutation from each seed.
-        wl = (["--pattern", "cm", "--cm",
-               cm_file(a, "art-perm%s-r42" % n, art_perm_cm(int(n), 8 << 20, 42))]
-              if a.setup == "artifact" else ["--pattern", "permutation", "--size", "8M"])
+        wl = (art_perm_args(a, n) if a.setup == "artifact"
+              else ["--pattern", "permutation", "--size", "8M"])
         out = [Run("f15-ev%s-%s-%d" % (k, lb, s),
                    ["--nodes", n] + wl + ["--iters", "1", "--lb", lb] + args, s)
                for k, args in self.sets for lb in ("ops", "reps") for s in seeds(a)]
@@ -1813,10 +1819,9 @@ class Fig15Perms:
         n = n_macro(a)
         out = []
         for r in ART15P_RSEEDS:
-            cm = cm_file(a, "art-perm%s-r%d" % (n, r), art_perm_cm(int(n), 8 << 20, r))
             out += [Run("f15p-r%d-ev%s-ops-%d" % (r, k, s),
-                        ["--nodes", n, "--pattern", "cm", "--cm", cm, "--iters", "1",
-                         "--lb", "ops"] + args, s)
+                        ["--nodes", n] + art_perm_args(a, n, r) + ["--iters", "1",
+                                                                   "--lb", "ops"] + args, s)
                     for k, args in (Fig15.sets[0], Fig15.sets[2]) for s in seeds(a)]
         return out
 
