@@ -222,6 +222,7 @@ struct uet_perf_opts {
 	bool reps_no_freeze;
 	uint8_t reps_reuse;
 	uint32_t ecmp_every;
+	struct uet_perf_set ecmp_hosts;      /* uet-sim: these too on ecmp */
 	bool ar_tie_first;
 	bool reps_explore_reset;
 	uint64_t reps_force_freeze_ns;
@@ -434,6 +435,8 @@ int uet_perf_opts_check_hosts(const struct uet_perf_opts *o,
 int uet_perf_parse_set(const char *s, uint32_t min, uint32_t max,
 		       struct uet_perf_set *out, char *err, size_t errlen);
 bool uet_perf_set_has(const struct uet_perf_set *s, uint32_t v);
+/* The set as it is written: "a-b,c" (empty: ""). */
+void uet_perf_set_str(const struct uet_perf_set *s, char *buf, size_t n);
 uint64_t uet_perf_set_count(const struct uet_perf_set *s);
 /* A time as every tool writes it (uet_text_parse_time_ns, text/text.h):
  * "2.5" (seconds), "250ms", "10us", "500ns"; at most 1e6 s, exactly in ns. */

@@ -20,8 +20,8 @@ fmt_time(uint64_t ns, char *buf, size_t n)
 		buf[l - 1] = '\0';
 }
 
-static void
-fmt_set(const struct uet_perf_set *s, char *buf, size_t n)
+void
+uet_perf_set_str(const struct uet_perf_set *s, char *buf, size_t n)
 {
 	uint32_t i;
 
@@ -60,7 +60,7 @@ fmt_value(const struct uet_perf_opts *o, int i, uint32_t k, bool exact, char *bu
 		snprintf(buf, n, exact ? "%.17g" : "%g", *(const double *)f);
 		break;
 	case T_SET:
-		fmt_set((const struct uet_perf_set *)(const void *)f, buf, n);
+		uet_perf_set_str((const struct uet_perf_set *)(const void *)f, buf, n);
 		break;
 	case T_ENDPOINT: {
 		const struct uet_perf_endpoint *e =
@@ -91,7 +91,7 @@ fmt_value(const struct uet_perf_opts *o, int i, uint32_t k, bool exact, char *bu
 		char set[512];
 
 		fmt_time(fe->at_ns, t, sizeof(t));
-		fmt_set(&fe->evs, set, sizeof(set));
+		uet_perf_set_str(&fe->evs, set, sizeof(set));
 		snprintf(buf, n, "%s:%s", t, set);
 		break;
 	}

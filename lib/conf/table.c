@@ -313,6 +313,11 @@ const struct opt opt_table[] = {
 	  UINT(ecmp_every, 0, 0, 1u << 24), .meta = "N", .defdoc = "0 (none)",
 	  .help = "a mixed deployment: hosts 0, N, 2N, ... use ecmp whatever --lb says "
 		  "(the REPS paper's 10% of background ECMP traffic: 10)" },
+	{ SIM, .lname = "ecmp-hosts", .sec = "lb", .key = "ecmp_hosts", .type = T_SET,
+	  FLD(ecmp_hosts), .min = 0, .max = (1u << 20) - 1, .meta = "LIST", .defdoc = "none",
+	  .help = "a mixed deployment: these hosts use ecmp whatever --lb says, e.g. "
+		  "9,92,103 (the sources of a matrix's lines 1, 11, 21, ..., as htsim's "
+		  "-mixed_lb_traffic takes them), beside --ecmp-every's" },
 	{ SIM, .lname = "ar-tie-first", .sec = "lb", .key = "ar_tie_first", .type = T_BOOL,
 	  FLD(ar_tie_first),
 	  .help = "ar: equally short queues go to the first ECMP member (the REPS artifact's "

@@ -233,6 +233,30 @@ size_endpoint(struct uet_ep_config *c, uint32_t pdc_out, uint32_t pdc_in, uint32
 	c->ctrl_queue_len = clamp(512 + 64ULL * pdc_in, 512, 4096);
 }
 
+/* A mixed deployment: these hosts stay on ECMP (background traffic that
+ * does not spray), by --ecmp-every's stride or --ecmp-hosts' list. */
+static bool
+on_ecmp(const struct uet_perf_opts *o, uint32_t h)
+{
+	return (o->ecmp_every != 0 && h % o->ecmp_every == 0) ||
+	       uet_perf_set_has(&o->ecmp_hosts, h);
+}
+
+static int
+check_ecmp_hosts(const struct run *r, char *err, size_t n)
+{
+	const struct uet_perf_set *set = &r->o->ecmp_hosts;
+	uint32_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->r[i].hi >= r->nhosts) {
+			snprintf(err, n, "option '--ecmp-hosts': host %u, but the fabric has %u "
+				 "hosts (0-%u)", set->r[i].hi, r->nhosts, r->nhosts - 1);
+			return -1;
+		}
+	return 0;
+}
+
 static int
 attach_hosts(struct run *r, const struct uet_ep_config *tmpl, uint64_t *mem, char *err,
 	     size_t n)
@@ -259,9 +283,7 @@ attach_hosts(struct run *r, const struct uet_ep_config *tmpl, uint64_t *mem, cha
 		c.cb.tx_done = on_tx_done;
 		c.user = &r->h[h];
 		c.seed = tmpl->seed * 1000003 + h;
-		/* A mixed deployment: these hosts stay on ECMP (background
-		 * traffic that does not spray). */
-		if (r->o->ecmp_every != 0 && h % r->o->ecmp_every == 0) {
+		if (on_ecmp(r->o, h)) {
 			c.lb = &uet_lb_ecmp;
 			c.lb_cfg = NULL;
 		}
@@ -698,6 +720,7 @@ test_start(const struct uet_perf_opts *o, const struct sim_fattree_cfg *fc,
 	   uint64_t size_bytes)
 {
 	json_t *ts = json_object(), *fails = json_array();
+	char buf[UET_PERF_SET_MAX * 24];
 	uint32_t i;
 
 	for (i = 0; i < o->n_failures; i++)
@@ -713,6 +736,8 @@ test_start(const struct uet_perf_opts *o, const struct sim_fattree_cfg *fc,
 	json_object_set_new(ts, "seed", json_integer((json_int_t)o->seed));
 	json_object_set_new(ts, "lb", json_string(o->lb));
 	json_object_set_new(ts, "ecmp_every", json_integer(o->ecmp_every));
+	uet_perf_set_str(&o->ecmp_hosts, buf, sizeof(buf));
+	json_object_set_new(ts, "ecmp_hosts", json_string(buf));
 	json_object_set_new(ts, "cc", json_string(o->cc));
 	json_object_set_new(ts, "mtu_bytes", json_integer(o->mtu_bytes));
 	json_object_set_new(ts, "ack_every_bytes", json_integer(o->ack_every_bytes));
@@ -995,6 +1020,10 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 	dc.verify = o->verify;
 	dc.send = drv_send;
 	dc.ctx = &r;
+	if (check_ecmp_hosts(&r, err, n) != 0) {
+		rc = UET_SIMRUN_EBAD;
+		goto out;
+	}
 	if (uet_drv_create(&dc, &r.drv) != 0 ||
 	    attach_hosts(&r, &ep, &res->ep_mem_bytes, err, n) != 0)
 		goto out;

@@ -242,6 +242,21 @@ def case_mixed_ecmp(exe, tmp):
     assert outs[0]["end"]["flows"] == outs[1]["end"]["flows"]
     assert outs[2]["end"]["flows"] != outs[1]["end"]["flows"]
     assert outs[2]["start"]["test_start"]["ecmp_every"] == 4
+    # --ecmp-hosts names them instead (the sources of a matrix's every
+    # tenth line, as htsim picks them): the same hosts, the same run; one
+    # more host, another run; a host past the fabric is refused.
+    for i, (hosts, same) in enumerate((("0,4,8,12,16,20,24,28", True),
+                                       ("0-3,4,8,12,16,20,24,28", False))):
+        path = os.path.join(tmp, "h%d.json" % i)
+        run(exe, base + ["--lb", "reps", "--ecmp-hosts", hosts, "-J", path])
+        rep = json.load(open(path))
+        assert (rep["end"]["flows"] == outs[2]["end"]["flows"]) is same, hosts
+        assert rep["start"]["test_start"]["ecmp_hosts"] == hosts
+    assert outs[2]["start"]["test_start"]["ecmp_hosts"] == ""
+    p = subprocess.run([exe] + base + ["--lb", "reps", "--ecmp-hosts", "3,32"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "option '--ecmp-hosts': host 32, but the fabric has 32 " \
+        "hosts (0-31)" in p.stderr, (p.returncode, p.stderr)
     # --ar-tie-first reaches the switches only under --lb ar.
     path = os.path.join(tmp, "ar.json")
     for lb, want in (("ar", True), ("reps", False)):
