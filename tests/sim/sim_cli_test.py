@@ -468,6 +468,36 @@ def case_paper_figures(exe, tmp):
         assert r.returncode == 0, r.stderr
         c15 = open(jl).read().splitlines()
         assert len(c15) == 14 and all(want in c for c in c15), (setup, c15[:2])
+    # So does every other permutation the artifact ran (run_symmetric.py's
+    # perm_n<hosts>_s<size>.cm): Figs. 3, 3s, 5 and 6 at 4, 8 and 16 MiB,
+    # on 128 and 1024 hosts; the profile keeps a permutation per seed.
+    for scale, hosts in (("quick", 128), ("paper", 1024)):
+        r = subprocess.run(base + ["--setup", "artifact", "--figs", "3,3s,5,6", "--scale",
+                                   scale, "--joblist", jl], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        cmds = open(jl).read().splitlines()
+        assert not any("--pattern permutation" in c for c in cmds), cmds
+        perm = [c for c in cmds if "-permutation-" in c.split(" -J ")[1].split(";")[0]]
+        assert len(perm) == 9 + 6 + 27 + 27, len(perm)
+        for c in perm:
+            rid = os.path.basename(c.split(" -J ")[1].split(";")[0])
+            size = 8 << 20
+            for tag, val in (("-4M-", 4 << 20), ("-8M-", 8 << 20), ("-16M-", 16 << 20)):
+                if tag in rid:
+                    size = val
+            n = hosts if rid.startswith(("art-f3-", "art-f3s-")) else 128
+            lines = open(c.split(" --cm ")[1].split()[0]).read().splitlines()
+            assert lines[:2] == ["Nodes %d" % n, "Connections %d" % n] and \
+                len(lines) == n + 2 and all(x.endswith(" size %d" % size) for x in lines[2:]), \
+                (rid, lines[:3])
+            assert n != 128 or lines[2] == "9->44 id 1 start 0 size %d" % size, (rid, lines[2])
+    r = subprocess.run(base + ["--figs", "3,3s,5,6", "--joblist", jl], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    cmds = open(jl).read().splitlines()
+    assert sum("--pattern permutation --size 8M --iters 1" in c for c in cmds) == 9 + 2 + 9 + 2 \
+        and not any("/art-perm" in c for c in cmds), cmds
     # Its table: each seed's slowdown paired with the same seed's 65535-EV
     # run; matrix 42 +80 / +90%, the others +60 / +70%.
     fa = argparse.Namespace(seeds=2, scale="quick")
@@ -531,12 +561,13 @@ def case_paper_figures(exe, tmp):
     cmds = open(jl).read().splitlines()
     ai = [c for c in cmds if any("/art-%s-" % k in c for k in ("alltoall4", "ring", "bfly"))]
     dc = [c for c in cmds if "/dc-32-" in c]
-    synth = [c for c in cmds if "--pattern cm" not in c]
+    synth = [c for c in cmds if c not in ai and c not in dc]
     assert len(synth) == 81 and all(
         "--nodes 128" in c and "--ar-tie-first" in c and
         all("link-rate:0:tor%d.up0:200:dir=up" % t in c for t in (0, 4, 8, 12))
         for c in synth), synth[:2]
     assert sum("--pattern incast --fanin 8 --root 63" in c for c in synth) == 27
+    assert sum("--pattern cm --cm " in c and "/art-perm128-r42-" in c for c in synth) == 27
     assert len(cmds) == len(synth) + len(ai) + len(dc), cmds
     # ... the artifact's collective matrices, 3 x 9, under what its
     # run_collective.py degrades (-failed 4 without -skip_asy: ToR 0's
@@ -548,14 +579,32 @@ def case_paper_figures(exe, tmp):
     assert len(dc) == 36 and all(
         "/dc-32-" in c and all("link-rate:0:tor0.up%d:200:dir=up" % u in c for u in range(4))
         and "tor4." not in c for c in dc), dc[:2]
-    # Fig. 6 as run_bg.py: the same set, healthy, every tenth host on ECMP,
-    # trimming on.
+    # Fig. 6 as run_bg.py: the same set, healthy, trimming on, on ECMP the
+    # sources of each matrix's lines 1, 11, 21, ... (htsim's
+    # -mixed_lb_traffic): the permutation's, hosts 0, 10, ... of the
+    # tornado, the incast's first sender.
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "6", "--joblist", jl],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     cmds = open(jl).read().splitlines()
-    assert len(cmds) == 81 and all("--ecmp-every 10" in c and "--trim" in c and
-                                   "link-rate" not in c for c in cmds), cmds[:2]
+    assert len(cmds) == 81 and all("--trim" in c and "link-rate" not in c and
+                                   "--ecmp-every" not in c for c in cmds), cmds[:2]
+    perm_cm = [c for c in cmds if "-permutation-" in c][0].split(" --cm ")[1].split()[0]
+    srcs = [x.split("->")[0] for x in open(perm_cm).read().splitlines()[2:]]
+    for pat, hosts in (("permutation", ",".join(sorted(srcs[::10], key=int))),
+                       ("tornado", ",".join(str(h) for h in range(0, 128, 10))),
+                       ("incast", "64")):
+        assert sum("-%s-" % pat in c for c in cmds) == 27 and all(
+            "--ecmp-hosts %s " % hosts in c for c in cmds if "-%s-" % pat in c), (pat, hosts)
+    assert "--ecmp-hosts 9,10,12,14,26,47,52,61,74,83,99,125,126 " in cmds[0], cmds[0]
+    # Its table splits each run's flows by the hosts its report put on ECMP.
+    start = {"test_start": {"hosts": 128, "ecmp_every": 10, "ecmp_hosts": "3-5,64"}}
+    assert paper_figures.ecmp_hosts(start) == set(range(0, 128, 10)) | {3, 4, 5, 64}
+    rec = {"ecmp_hosts": {9, 12}, "flows_rec": [{"src": 9, "fct_ns": 5000},
+                                                {"src": 12, "fct_ns": 7000},
+                                                {"src": 10, "fct_ns": 9000}]}
+    assert paper_figures.Fig6.group_max(rec, True) == 7.0 and \
+        paper_figures.Fig6.group_max(rec, False) == 9.0
     # Fig. 7 as fig_6_failures_micro.py besides the text's permutation: 4
     # flows of 32 MiB on the 3-tier fabric, what ToR 0 sends up uplinks 1
     # and 3 lost in turn, the fast increase from 650 us (and once without).

@@ -54,7 +54,9 @@ states; --setup artifact runs what the artifact's scripts passed to htsim
 for the figures whose scripts were read (2, 3, 3s, 4, 5, 6, 7, 8, 15, 15p): its topology
 files' latencies (1000 ns links, no switch latency), the RTO its
 main_uec.cpp computes (41.5 us, not the 70 us the text gives), trimming
-where the script left it on, its ECN thresholds (ARTIFACT below). Their
+where the script left it on, its ECN thresholds (ARTIFACT below), and
+every permutation is its one matrix (gen_permutation.py, seed 42, as its
+run_symmetric.py writes it) where the profile draws one per seed. Their
 JSON is cached as DIR/art-<run>.json, their PNGs as art-fig<N>.png.
 Sizes: --scale paper runs the paper's host counts (1024 for the synthetic
 macro figures: ~25 s and 0.5 GiB per run here); --scale quick (default)
@@ -239,8 +241,20 @@ def summary(rep):
         "rto_lost": end["losses"]["declared"]["timeout"],
         "spurious_rto": end["losses"]["spurious_rto"],
         "failures": fab["failures"], "series": fab.get("series"),
-        "flows_rec": end.get("flows", []),
+        "flows_rec": end.get("flows", []), "ecmp_hosts": ecmp_hosts(rep["start"]),
     }
+
+
+def ecmp_hosts(start):
+    """The hosts a report's run put on ECMP (--ecmp-every, --ecmp-hosts)."""
+    ts = start["test_start"]
+    every, out = ts.get("ecmp_every", 0), set()
+    if every:
+        out.update(range(0, ts["hosts"], every))
+    for item in filter(None, ts.get("ecmp_hosts", "").split(",")):
+        lo, _, hi = item.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
 
 
 def mean_range(vals):
@@ -586,15 +600,30 @@ def art_set_id(fig, pat, size, lb, s):
 
 
 def art_set_runs(a, fig, extra):
+    """extra: more arguments, or a function of the workload's sources in
+    its connections' order (the matrix's lines) that gives them."""
     out = []
     for pat in ART_PATS:
-        wl = (["--pattern", "incast", "--fanin", "8", "--root", "63"] if pat == "incast"
-              else ["--pattern", pat])
-        out += [Run(art_set_id(fig, pat, size, lb, s),
-                    ["--nodes", "128"] + wl + ["--size", size, "--iters", "1", "--lb", lb]
-                    + extra, s)
-                for size in ART_SIZES for lb in ALL_LBS for s in seeds(a)]
+        more = extra(art_set_srcs(pat)) if callable(extra) else extra
+        for size in ART_SIZES:
+            wl = (["--pattern", "incast", "--fanin", "8", "--root", "63", "--size", size]
+                  if pat == "incast" else pat_args(a, "128", pat, size))
+            out += [Run(art_set_id(fig, pat, size, lb, s),
+                        ["--nodes", "128"] + wl + ["--iters", "1", "--lb", lb] + more, s)
+                    for lb in ALL_LBS for s in seeds(a)]
     return out
+
+
+def art_set_srcs(pat, hosts=128):
+    """Each connection's source, in the order of the matrix run_symmetric.py
+    writes: gen_permutation.py's lines, gen_tornado.py's host by host, and
+    gen_incast.py's hosts N/2 .. N/2 + 7 (uet-sim's incast rooted at N/2 - 1
+    sends from those)."""
+    if pat == "permutation":
+        return [int(x.split("->")[0]) for x in art_perm_cm(hosts, 1).splitlines()[2:]]
+    if pat == "incast":
+        return [hosts // 2 + i for i in range(8)]
+    return list(range(hosts))
 
 
 class Fig2:
@@ -700,11 +729,11 @@ class Fig3:
                                     "--root", "511", "--size", size, "--iters", "1", "--lb",
                                     lb], s))
         for pat in ("permutation", "tornado"):
+            wl = pat_args(a, n, pat, "8M")
             for lb in ALL_LBS:
                 for s in seeds(a):
                     out.append(Run("f3-%s-%s-%d" % (pat, lb, s),
-                                   ["--nodes", n, "--pattern", pat, "--size", "8M", "--iters",
-                                    "1", "--lb", lb], s))
+                                   ["--nodes", n] + wl + ["--iters", "1", "--lb", lb], s))
         # The data-center traces on the 128-host fabric: every host under
         # the paper's text; under --setup artifact hosts 0-31 (ToRs 0-3),
         # as the 32-node matrices its run_dc.py reads.
@@ -725,8 +754,8 @@ class Fig3:
         return out
 
     def table(self, a, res):
-        out = ["Permutation and tornado, 8 MiB per host%s; mean of %d seeds (range):\n" % (
-            scale_note(a), a.seeds),
+        out = ["Permutation and tornado, 8 MiB per host%s%s; mean of %d seeds (range):\n" % (
+            scale_note(a), perm_note(a), a.seeds),
             "| LB | permutation max FCT (us) | vs REPS | tornado max FCT (us) | vs REPS |",
             "|---|---|---|---|---|"]
         ref = {}
@@ -883,14 +912,14 @@ class Fig3Sizes:
     def runs(self, a):
         n = n_macro(a)
         return [Run("f3s-%s-%s-%s-%d" % (pat, size, lb, s),
-                    ["--nodes", n, "--pattern", pat, "--size", size, "--iters", "1",
-                     "--lb", lb], s)
+                    ["--nodes", n] + pat_args(a, n, pat, size) + ["--iters", "1",
+                                                                 "--lb", lb], s)
                 for pat in ("permutation", "tornado") for size in self.sizes
                 for lb in ("ops", "reps") for s in seeds(a)]
 
     def table(self, a, res):
-        out = ["Permutation and tornado%s; max FCT (us), mean of %d seeds (range):\n" % (
-            scale_note(a), a.seeds),
+        out = ["Permutation and tornado%s%s; max FCT (us), mean of %d seeds (range):\n" % (
+            scale_note(a), perm_note(a), a.seeds),
             "| pattern | size | OPS | REPS | OPS / REPS |", "|---|---|---|---|---|"]
         best = 0.0
         for pat in ("permutation", "tornado"):
@@ -1101,8 +1130,8 @@ class Fig5:
     def art_table(self, a, res):
         others = [lb for lb in ALL_LBS if lb != "reps"]
         out = ["128 hosts (the artifact's run_all_asy.py), the uplinks of ToRs 0, 4, 8 and 12 "
-               "to spine 0 at 200 Gb/s with half their buffer; max FCT over REPS's, mean of %d "
-               "seeds:\n" % a.seeds,
+               "to spine 0 at 200 Gb/s with half their buffer%s; max FCT over REPS's, mean of %d "
+               "seeds:\n" % (perm_note(a), a.seeds),
                "| workload | REPS (us) | " + " | ".join(LB_NAMES[lb] for lb in others) +
                " | second best |",
                "|---|---|" + "---|" * len(others) + "---|"]
@@ -1191,7 +1220,10 @@ class Fig6:
 
     def runs(self, a):
         if a.setup == "artifact":
-            return art_set_runs(a, "f6", ["--ecmp-every", "10"])
+            # run_bg.py's -mixed_lb_traffic puts on ECMP the sources htsim
+            # made 1st, 11th, 21st, ...: the matrix's lines 1, 11, 21, ...
+            return art_set_runs(a, "f6", lambda srcs: [
+                "--ecmp-hosts", ",".join(str(h) for h in sorted(srcs[::10]))])
         return [Run("f6-%s-%d" % (lb, s),
                     ["--nodes", "128", "--pattern", "permutation", "--size", "8M", "--iters",
                      "1", "--lb", lb, "--ecmp-every", "10"], s)
@@ -1199,7 +1231,8 @@ class Fig6:
 
     @staticmethod
     def group_max(rec, bg):
-        return max(f["fct_ns"] / 1e3 for f in rec["flows_rec"] if (f["src"] % 10 == 0) == bg)
+        return max(f["fct_ns"] / 1e3 for f in rec["flows_rec"]
+                   if (f["src"] in rec["ecmp_hosts"]) == bg)
 
     def art_table(self, a, res):
         # The artifact's plot (plot_symmetric.py --bg_mode): each group's
@@ -1208,9 +1241,10 @@ class Fig6:
         out = []
         spans = {}
         for bg, name in ((True, "the background (ECMP) flows"), (False, "the other flows")):
-            out += ["%s128 hosts (run_bg.py), hosts 0, 10, 20, ... on ECMP whatever the others "
-                    "run, trimming on; max FCT of %s, speedup over the all-ECMP run's, mean of %d "
-                    "seeds:\n" % ("" if bg else "\n", name, a.seeds),
+            out += ["%s128 hosts (run_bg.py), the sources of each matrix's lines 1, 11, 21, "
+                    "... on ECMP whatever the others run (htsim's -mixed_lb_traffic), trimming "
+                    "on%s; max FCT of %s, speedup over the all-ECMP run's, mean of "
+                    "%d seeds:\n" % ("" if bg else "\n", perm_note(a), name, a.seeds),
                     "| workload | ECMP run (us) | " + " | ".join(LB_NAMES[lb] for lb in others)
                     + " |", "|---|---|" + "---|" * len(others)]
             for pat in ART_PATS:
@@ -1502,11 +1536,38 @@ def art8_workload(a, panel, s):
     return ["--pattern", "cm", "--cm", path]
 
 
-def art_perm_args(a, hosts, rseed=42):
-    """uet-sim's workload arguments for gen_permutation.py's 8 MiB matrix of
-    that many hosts and random seed, written into the out-dir."""
+def art_perm_args(a, hosts, rseed=42, size="8M"):
+    """uet-sim's workload arguments for gen_permutation.py's matrix of that
+    many hosts, random seed and message size, written into the out-dir."""
     return ["--pattern", "cm", "--cm", cm_file(a, "art-perm%s-r%d" % (hosts, rseed),
-                                              art_perm_cm(int(hosts), 8 << 20, rseed))]
+                                              art_perm_cm(int(hosts), mib_bytes(size), rseed))]
+
+
+def perm_args(a, hosts, size):
+    """A permutation of that size per host: under --setup artifact the
+    matrix its run_symmetric.py writes (gen_permutation.py, seed 42) and
+    every figure it ran reads; under the profile uet-sim's own, drawn from
+    each run's seed."""
+    if a.setup == "artifact":
+        return art_perm_args(a, hosts, size=size)
+    return ["--pattern", "permutation", "--size", size]
+
+
+def perm_note(a):
+    return ("; the permutation: the artifact's matrix (gen_permutation.py, seed 42)"
+            if a.setup == "artifact" else "")
+
+
+def pat_args(a, hosts, pat, size):
+    """Permutation (perm_args) or tornado: gen_tornado.py's matrix, host i
+    to i + N/2, is uet-sim's tornado."""
+    return perm_args(a, hosts, size) if pat == "permutation" else [
+        "--pattern", pat, "--size", size]
+
+
+def mib_bytes(size):
+    assert size.endswith("M"), size
+    return int(size[:-1]) << 20
 
 
 def art_perm_cm(hosts, size, rseed=42):
@@ -1668,8 +1729,7 @@ class Fig15:
         # fig_12_evs_cc.py's -tm perm_n128_s8388608.cm is the matrix
         # run_symmetric.py writes with gen_permutation.py (seed 42); the
         # profile draws uet-sim's permutation from each seed.
-        wl = (art_perm_args(a, n) if a.setup == "artifact"
-              else ["--pattern", "permutation", "--size", "8M"])
+        wl = perm_args(a, n, "8M")
         out = [Run("f15-ev%s-%s-%d" % (k, lb, s),
                    ["--nodes", n] + wl + ["--iters", "1", "--lb", lb] + args, s)
                for k, args in self.sets for lb in ("ops", "reps") for s in seeds(a)]
