@@ -242,16 +242,18 @@ on_ecmp(const struct uet_perf_opts *o, uint32_t h)
 	       uet_perf_set_has(&o->ecmp_hosts, h);
 }
 
+/* A host list option (--pcap-hosts, --ecmp-hosts) names hosts of this
+ * fabric only. */
 static int
-check_ecmp_hosts(const struct run *r, char *err, size_t n)
+check_hosts(const struct run *r, const struct uet_perf_set *set, const char *opt, char *err,
+	    size_t n)
 {
-	const struct uet_perf_set *set = &r->o->ecmp_hosts;
 	uint32_t i;
 
 	for (i = 0; i < set->n; i++)
 		if (set->r[i].hi >= r->nhosts) {
-			snprintf(err, n, "option '--ecmp-hosts': host %u, but the fabric has %u "
-				 "hosts (0-%u)", set->r[i].hi, r->nhosts, r->nhosts - 1);
+			snprintf(err, n, "option '--%s': host %u, but the fabric has %u hosts "
+				 "(0-%u)", opt, set->r[i].hi, r->nhosts, r->nhosts - 1);
 			return -1;
 		}
 	return 0;
@@ -314,18 +316,13 @@ static int
 open_captures(struct run *r, char *err, size_t n)
 {
 	const struct uet_perf_set *set = &r->o->pcap_hosts;
-	uint32_t i, h, k = 0, total = 0;
+	uint32_t i, h, k = 0, total;
 
 	if (r->o->pcap[0] == '\0')
 		return 0;
-	for (i = 0; i < set->n; i++) {
-		if (set->r[i].hi >= r->nhosts) {
-			snprintf(err, n, "option '--pcap-hosts': host %u, but the fabric has %u hosts "
-				 "(0-%u)", set->r[i].hi, r->nhosts, r->nhosts - 1);
-			return -1;
-		}
-		total += set->r[i].hi - set->r[i].lo + 1;
-	}
+	if (check_hosts(r, set, "pcap-hosts", err, n) != 0)
+		return -1;
+	total = (uint32_t)uet_perf_set_count(set);
 	r->caps = calloc(total ? total : 1, sizeof(*r->caps));
 	if (r->caps == NULL) {
 		snprintf(err, n, "out of memory");
@@ -1020,7 +1017,7 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 	dc.verify = o->verify;
 	dc.send = drv_send;
 	dc.ctx = &r;
-	if (check_ecmp_hosts(&r, err, n) != 0) {
+	if (check_hosts(&r, &o->ecmp_hosts, "ecmp-hosts", err, n) != 0) {
 		rc = UET_SIMRUN_EBAD;
 		goto out;
 	}

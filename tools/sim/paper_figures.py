@@ -788,7 +788,7 @@ class Fig3:
         spread = []
         for size in self.incast_sizes:
             m = [means[(lb, size)] for lb in ALL_LBS]
-            line_us = 8 * int(size[:-1]) * 1048576 * 8 / 400e3
+            line_us = 8 * mib_bytes(size) * 8 / 400e3
             spread.append("%s %.2fx (fastest %.2fx line rate)" % (
                 size.replace("M", " MiB"), max(m) / min(m), min(m) / line_us))
         drops = [res[self.incast_id(size, lb, s)]["drops"] for size in self.incast_sizes
