@@ -269,6 +269,7 @@ struct uet_perf_opts {
 	uint64_t buffer_bytes;               /* 0: one BDP */
 	uint8_t ecn_kmin_pct, ecn_kmax_pct;
 	bool trim;
+	bool shuffle_ties;                   /* same-ps events in a seeded random order */
 
 	/* uet-sim: failures [failures] */
 	uint32_t n_failures;

@@ -470,6 +470,11 @@ const struct opt opt_table[] = {
 	{ SIM, .lname = "trim", .sec = "topology", .key = "trim", .type = T_BOOL, FLD(trim),
 	  .help = "a full queue trims data packets to their headers (forwarded at high "
 		  "priority; the receiver NACKs them) instead of dropping them" },
+	{ SIM, .lname = "shuffle-ties", .sec = "topology", .key = "shuffle_ties",
+	  .type = T_BOOL, FLD(shuffle_ties), .defdoc = "false (scheduling order, as htsim)",
+	  .help = "events due at the same picosecond run in a random order drawn from --seed: "
+		  "packets that meet at a full queue at once are admitted by a fair draw, not "
+		  "by which flow was created first (doc/uet-sim.md)" },
 
 	/* Failures (uet-sim) */
 	{ SIM, .lname = "failure", .sec = "failures", .key = "failure", .type = T_FAILURE,

@@ -111,7 +111,10 @@ sim_at(struct sim *s, uint64_t t, sim_fn fn, void *a, uint64_t b)
 	s->slots[slot].a = a;
 	s->slots[slot].b = b;
 	e.t = t < s->now ? s->now : t;
-	e.k = s->seq++ << EV_SLOT_BITS | slot;
+	if (s->cfg.shuffle_ties)
+		e.k = uet_prng_next(&s->tie_rng) << EV_SLOT_BITS | slot;
+	else
+		e.k = s->seq++ << EV_SLOT_BITS | slot;
 	i = s->heap_n++;
 	while (i > 0) {
 		uint64_t p = (i - 1) / 4;
@@ -1078,6 +1081,7 @@ sim_create(const struct sim_config *c)
 		return NULL;
 	}
 	uet_prng_seed(&s->rng, c->seed ^ 0x51e55eedULL);
+	uet_prng_seed(&s->tie_rng, c->seed ^ 0x7135ULL);
 	s->ip_base = 0x0a000001;
 	return s;
 }

@@ -60,6 +60,15 @@ struct sim_config {
 	/* Ties go to the first member instead (the REPS artifact's htsim,
 	 * adaptive_nvidia(): on an idle fabric every packet takes uplink 0). */
 	bool ar_tie_first;
+	/* Events due at the same picosecond run in a seeded random order
+	 * instead of the order they were scheduled. Scheduling order is
+	 * htsim's (its event list keeps insertion order among equal times),
+	 * but on a fabric of equal links it is the same order every time:
+	 * in an incast whose senders start together, packets meeting at a
+	 * full queue always admit the first-created flow's and drop the
+	 * others'. Shuffled, a tie is a fair coin, as skew of a few ps would
+	 * make it on real hardware. */
+	bool shuffle_ties;
 };
 
 void sim_config_default(struct sim_config *c);

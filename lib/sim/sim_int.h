@@ -108,7 +108,9 @@ struct sim_host {
  * sequence << EV_SLOT_BITS | slot), so that the four children of a node
  * share one cache line; what to run sits in a slot of a separate array.
  * The sequence number makes the order total and equal to insertion order
- * among events at one time, so a seed replays exactly.
+ * among events at one time, so a seed replays exactly. With
+ * cfg.shuffle_ties a draw from tie_rng takes the sequence number's place:
+ * still a total order that a seed replays, but a random one among ties.
  */
 #define EV_SLOT_BITS 24
 #ifndef EV_SEQ_LIMIT /* a test build sets it low to exercise renumbering */
@@ -144,6 +146,7 @@ struct sim_fault_rec {
 struct sim {
 	struct sim_config cfg;
 	struct uet_prng rng;
+	struct uet_prng tie_rng; /* its own stream: shuffling moves no other draw */
 	uint64_t now;
 	uint64_t seq;
 	struct sim_evkey *heap;  /* heap[i] is node i; heap + 1 is 64 B aligned */

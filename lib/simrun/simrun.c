@@ -745,7 +745,7 @@ test_start(const struct uet_perf_opts *o, const struct sim_fattree_cfg *fc,
 	json_object_set_new(ts, "link_bps", json_integer((json_int_t)ep->link_bps));
 	json_object_set_new(ts, "verify", json_boolean(o->verify));
 	json_object_set_new(ts, "fabric", json_pack(
-		"{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b,s:b}",
+		"{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:b}",
 		"tiers", (int)sh->tiers, "oversub", (int)fc->oversub,
 		"hosts_per_tor", (int)sh->hosts_per_tor, "tor_uplinks", (int)sh->tor_uplinks,
 		"tors", (int)sh->tors, "pods", (int)sh->pods, "t1_switches", (int)sh->t1_switches,
@@ -757,7 +757,8 @@ test_start(const struct uet_perf_opts *o, const struct sim_fattree_cfg *fc,
 		"ecn_kmin_bytes", (json_int_t)fc->fabric_link.ecn_kmin_bytes,
 		"ecn_kmax_bytes", (json_int_t)fc->fabric_link.ecn_kmax_bytes,
 		"trim", fc->fabric_link.trim, "adaptive_routing", strcmp(o->lb, "ar") == 0,
-		"ar_tie_first", strcmp(o->lb, "ar") == 0 && o->ar_tie_first));
+		"ar_tie_first", strcmp(o->lb, "ar") == 0 && o->ar_tie_first,
+		"shuffle_ties", o->shuffle_ties));
 	json_object_set_new(ts, "failures", fails);
 	json_object_set_new(ts, "converge_us", json_real(o->converge_us));
 	return ts;
@@ -994,6 +995,7 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 	/* --lb ar: OPS at the hosts, the choice in the switches. */
 	sc.adaptive_routing = strcmp(o->lb, "ar") == 0;
 	sc.ar_tie_first = o->ar_tie_first;
+	sc.shuffle_ties = o->shuffle_ties;
 	r.s = sim_create(&sc);
 	r.nhosts = sh.hosts;
 	r.h = calloc(r.nhosts, sizeof(*r.h));

@@ -265,6 +265,36 @@ def case_mixed_ecmp(exe, tmp):
         assert fab["ar_tie_first"] is want and fab["adaptive_routing"] is want, fab
 
 
+def case_shuffle_ties(exe, tmp):
+    # An incast 8:1 whose senders start together on a fabric where their
+    # packets meet nowhere before the receiver's downlink (8 of a ToR's 32
+    # uplinks): every packet of theirs reaches that queue in the same
+    # picosecond. In scheduling order (htsim's) the first-created flow's
+    # packet always gets in and the others' drop, so it finishes 3-4x
+    # sooner than the rest; with --shuffle-ties a fair draw admits them,
+    # and every flow ends within 25% of the last.
+    base = ["--profile", "reps-paper", "--nodes", "1024", "--pattern", "incast",
+            "--fanin", "8", "--root", "511", "--size", "4M", "--iters", "1", "--lb", "reps"]
+    first_won = 0
+    for seed in ("1", "2", "3"):
+        for shuffle in (False, True):
+            path = os.path.join(tmp, "t%s%d.json" % (seed, shuffle))
+            run(exe, base + ["--seed", seed, "-J", path]
+                + (["--shuffle-ties"] if shuffle else []))
+            rep = json.load(open(path))
+            assert rep["start"]["test_start"]["fabric"]["shuffle_ties"] is shuffle
+            flows = rep["end"]["flows"]
+            assert [f["src"] for f in flows] == list(range(512, 520)), flows
+            fct = [f["fct_ns"] for f in flows]
+            assert rep["end"]["flow_counts"]["ok"] == 8
+            if not shuffle:
+                assert fct[0] == min(fct) and fct[0] < 0.35 * max(fct), (seed, fct)
+            else:
+                assert min(fct) > 0.75 * max(fct), (seed, fct)
+                first_won += fct[0] == min(fct)
+    assert first_won < 3, first_won
+
+
 def case_paper_figures(exe, tmp):
     # tools/sim/paper_figures.py: a figure run, its table from the cache,
     # the cluster job list and Slurm array over the same runs.
@@ -915,7 +945,7 @@ CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "plot": case_plot,
          "progress": case_progress,
          "paper_figures": case_paper_figures, "art_collectives": case_art_collectives,
-         "mixed_ecmp": case_mixed_ecmp, "bad_input": case_bad_input, "sweep": case_sweep,
+         "mixed_ecmp": case_mixed_ecmp, "shuffle_ties": case_shuffle_ties, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down, "fabric_rate": case_fabric_rate,
          "fpga_failure": case_fpga_failure,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}

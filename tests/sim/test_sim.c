@@ -6,9 +6,11 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -368,6 +370,86 @@ test_determinism(void **state)
 	assert_int_not_equal(det_run(11), det_run(12));
 }
 
+/*
+ * Same-time events: in the order they were scheduled by default (htsim's),
+ * across a renumbering of the sequence (the sim_renumber build runs out
+ * every 4096 events); with shuffle_ties in a seeded random order that still
+ * runs each event once and never before an earlier time.
+ */
+#define TIE_N 5000
+
+struct tie_log {
+	uint32_t n;
+	uint64_t at[TIE_N + 2];
+	uint32_t id[TIE_N + 2];
+};
+
+static void
+tie_ev(struct sim *s, void *a, uint64_t b)
+{
+	struct tie_log *l = a;
+
+	l->at[l->n] = sim_now_ps(s);
+	l->id[l->n++] = (uint32_t)b;
+}
+
+static void
+tie_run(uint64_t seed, bool shuffle, struct tie_log *l)
+{
+	struct sim_config c;
+	struct sim *s;
+	uint32_t i;
+
+	sim_config_default(&c);
+	c.seed = seed;
+	c.shuffle_ties = shuffle;
+	s = sim_create(&c);
+	assert_non_null(s);
+	memset(l, 0, sizeof(*l));
+	sim_at(s, 2000, tie_ev, l, TIE_N + 1); /* after the ties, scheduled first */
+	for (i = 0; i < TIE_N; i++)
+		sim_at(s, 1000, tie_ev, l, i);
+	sim_at(s, 999, tie_ev, l, TIE_N); /* before them, scheduled last */
+	sim_run_until(s, 5000);
+	sim_destroy(s);
+	assert_int_equal(l->n, TIE_N + 2);
+	assert_int_equal(l->id[0], TIE_N);
+	assert_int_equal(l->id[TIE_N + 1], TIE_N + 1);
+	assert_int_equal(l->at[TIE_N + 1], 2000);
+}
+
+static void
+test_tie_order(void **state)
+{
+	static struct tie_log a, b, c;
+	static uint8_t seen[TIE_N];
+	uint32_t i, in_place = 0, ahead = 0;
+
+	(void)state;
+	tie_run(1, false, &a);
+	for (i = 0; i < TIE_N; i++)
+		assert_int_equal(a.id[1 + i], i);
+
+	tie_run(1, true, &a);
+	tie_run(1, true, &b);
+	tie_run(2, true, &c);
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < TIE_N; i++) {
+		assert_int_equal(a.at[1 + i], 1000);
+		assert_int_equal(a.id[1 + i], b.id[1 + i]);
+		assert_true(a.id[1 + i] < TIE_N);
+		seen[a.id[1 + i]]++;
+		in_place += a.id[1 + i] == i;
+		ahead += a.id[1 + i] < c.id[1 + i];
+	}
+	for (i = 0; i < TIE_N; i++)
+		assert_int_equal(seen[i], 1);
+	/* A uniform shuffle leaves about one event in place; two seeds put
+	 * the one ahead of the other about half the time. */
+	assert_true(in_place < 10);
+	assert_in_range(ahead, TIE_N * 45 / 100, TIE_N * 55 / 100);
+}
+
 /* Two runs of one seed write byte-identical captures. */
 static void
 capture_run(uint64_t seed, const char *path)
@@ -544,6 +626,7 @@ main(void)
 		cmocka_unit_test(test_fault_dup_and_jitter),
 		cmocka_unit_test(test_blackholed_path),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_tie_order),
 		cmocka_unit_test(test_byte_identical_replay),
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_crash_and_restart),
