@@ -722,6 +722,24 @@ def case_paper_figures(exe, tmp):
         assert end["losses"]["retransmissions"] == end["losses"]["network_drops"] > 0
         mean[lb] = end["fct"]["mean_ns"]
     assert mean["reps"] < 0.99 * mean["ops"], mean
+    # --figs ties: Fig. 3's incast per sender, in scheduling order and with
+    # --shuffle-ties (half its runs); the first flow always wins in order
+    # (15 of 15 runs) and about 1 in 8 shuffled (seed 1: 4).
+    jl = os.path.join(tmp, "ties.jobs")
+    q = subprocess.run([sys.executable, script, "--figs", "ties", "--seeds", "1", "--out-dir",
+                        os.path.join(tmp, "pft"), "--joblist", jl], capture_output=True,
+                       text=True, timeout=60)
+    assert q.returncode == 0, q.stderr
+    jobs = open(jl).read().splitlines()
+    assert len(jobs) == 30 and sum("--shuffle-ties" in j for j in jobs) == 15, jobs
+    assert all(" --nodes 1024 --pattern incast --fanin 8 --root 511 " in j for j in jobs)
+    q = subprocess.run([sys.executable, script, "--figs", "ties", "--seeds", "1", "--jobs",
+                        "2", "--out-dir", os.path.join(tmp, "pft"), "--uet-sim", exe],
+                       capture_output=True, text=True, timeout=300)
+    assert q.returncode == 0, q.stderr[-2000:]
+    won = re.search(r"Host 512 finished first in (\d+) of (\d+) runs in scheduling order "
+                    r"and in (\d+) shuffled", q.stdout)
+    assert won and won.group(1) == won.group(2) == "15" and int(won.group(3)) <= 6, q.stdout
 
 
 def case_art_collectives(exe, tmp):

@@ -49,10 +49,13 @@ Figures (the paper's numbering, EuroSys'26; ../shared/reference/reps.md §4):
   15p   OPS at 32 and 65535 EVs over 20 permutation matrices as the
         artifact's gen_permutation.py writes them (its Fig. 15 ran one)
   A     forced freezing after 50 us, no failure (App. A)
+  ties  not the paper's: Fig. 3's incast with its simultaneous events in
+        the order they were scheduled (htsim's, the default) and with
+        --shuffle-ties, each sender's FCT
 Setup: --setup paper (default) runs the profile, the setup the paper's text
 states; --setup artifact runs what the artifact's scripts passed to htsim
-for the figures whose scripts were read (2, 3, 3s, 4, 5, 6, 7, 8, 15, 15p): its topology
-files' latencies (1000 ns links, no switch latency), the RTO its
+for the figures whose scripts were read (2, 3, 3s, 4, 5, 6, 7, 8, 15, 15p;
+ties as 3): its topology files' latencies (1000 ns links, no switch latency), the RTO its
 main_uec.cpp computes (41.5 us, not the 70 us the text gives), trimming
 where the script left it on, its ECN thresholds (ARTIFACT below), and
 every permutation is its one matrix (gen_permutation.py, seed 42, as its
@@ -140,6 +143,8 @@ ARTIFACT = {
     # fig_12_evs_cc.py: no -disable_trim, -ecn 25 76, fat_tree_128
     "15": ["--trim", "--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75"],
     "15p": ["--trim", "--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75"],
+    # Fig. 3's incast, run_symmetric.py's settings
+    "ties": ["--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75", "--ar-tie-first"],
 }
 
 
@@ -1974,8 +1979,85 @@ class FigA:
         fig.savefig(path, dpi=90)
 
 
+class FigTies:
+    title = "Simultaneous events: the incast's senders in scheduling order and shuffled"
+    lbs = ("ecmp", "ops", "bitmap", "reps", "mprdma")
+    orders = (("fifo", []), ("shuffled", ["--shuffle-ties"]))
+
+    @staticmethod
+    def rid(size, lb, order, s):
+        return "ft-%s-%s-%s-%d" % (size, lb, order, s)
+
+    def runs(self, a):
+        # Fig. 3's incast (hosts 512-519 to 511 on 1024 hosts): the eight
+        # senders start together and meet first at the receiver's downlink.
+        return [Run(self.rid(size, lb, order, s),
+                    ["--nodes", "1024", "--pattern", "incast", "--fanin", "8", "--root", "511",
+                     "--size", size, "--iters", "1", "--lb", lb] + extra, s)
+                for size in ART_SIZES for lb in self.lbs for order, extra in self.orders
+                for s in seeds(a)]
+
+    def per_sender(self, a, res, size, lb, order):
+        """Each seed's FCTs (us) of hosts 512..519, in that order."""
+        out = []
+        for s in seeds(a):
+            fl = {f["src"]: f["fct_ns"] / 1e3 for f in res[self.rid(size, lb, order, s)]
+                  ["flows_rec"]}
+            out.append([fl[512 + i] for i in range(8)])
+        return out
+
+    def table(self, a, res):
+        out = ["Incast 8:1 on 1024 hosts (hosts 512-519 under one ToR, with 32 uplinks, to "
+               "host 511 under another; Fig. 3's), each sender's FCT, in the order events "
+               "were scheduled (the default, htsim's) / with `--shuffle-ties`; mean of %d "
+               "seeds:\n" % a.seeds,
+               "| LB | size | host 512, the first flow (us) | the other seven, fastest-slowest "
+               "(us) | max FCT (us) | runs where host 512 finished first |",
+               "|---|---|---|---|---|---|"]
+        won = {o: 0 for o, _ in self.orders}
+        total = 0
+        for lb in self.lbs:
+            for size in ART_SIZES:
+                cells = {}
+                for order, _ in self.orders:
+                    v = self.per_sender(a, res, size, lb, order)
+                    first = statistics.mean(x[0] for x in v)
+                    lo = statistics.mean(min(x[1:]) for x in v)
+                    hi = statistics.mean(max(x[1:]) for x in v)
+                    mx = statistics.mean(max(x) for x in v)
+                    w = sum(x[0] == min(x) for x in v)
+                    won[order] += w
+                    cells[order] = (first, lo, hi, mx, w)
+                total += a.seeds
+                f, sh = cells["fifo"], cells["shuffled"]
+                out.append("| %s | %s MiB | %.1f / %.1f | %.1f-%.1f / %.1f-%.1f | %.1f / %.1f | "
+                           "%d / %d of %d |" % (
+                               LB_NAMES.get(lb, lb), size[:-1], f[0], sh[0], f[1], f[2], sh[1],
+                               sh[2], f[3], sh[3], f[4], sh[4], a.seeds))
+        out.append("\nHost 512 finished first in %d of %d runs in scheduling order and in %d "
+                   "shuffled (1 in 8 would be a fair draw).\n" % (
+                       won["fifo"], total, won["shuffled"], ))
+        return out
+
+    def plot(self, a, res, plt, path):
+        fig, axs = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+        for ax, (order, _) in zip(axs, self.orders):
+            for lb in self.lbs:
+                v = self.per_sender(a, res, "8M", lb, order)
+                ax.plot(range(512, 520), [statistics.mean(x[i] for x in v) for i in range(8)],
+                        "o-", ms=4, label=LB_NAMES.get(lb, lb))
+            ax.set_title("8 MiB, %s" % ("scheduling order (htsim's)" if order == "fifo"
+                                        else "--shuffle-ties"), fontsize=10)
+            ax.set_xlabel("sender (host)")
+        axs[0].set_ylabel("FCT (us), mean of the seeds")
+        axs[0].legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
+
+
 FIGS = {"2": Fig2(), "3": Fig3(), "3s": Fig3Sizes(), "4": Fig4(), "5": Fig5(), "6": Fig6(), "7": Fig7(),
-        "8": Fig8(), "11": Fig11(), "15": Fig15(), "15p": Fig15Perms(), "A": FigA()}
+        "8": Fig8(), "11": Fig11(), "15": Fig15(), "15p": Fig15Perms(), "A": FigA(),
+        "ties": FigTies()}
 
 
 # --- running ------------------------------------------------------------------
@@ -2030,7 +2112,8 @@ def run_all(runs, a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--figs", default=",".join(FIGS))
+    # ties is not the paper's: asked for by name only
+    ap.add_argument("--figs", default=",".join(f for f in FIGS if f != "ties"))
     ap.add_argument("--scale", choices=("quick", "paper"), default="quick")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--setup", choices=("paper", "artifact"), default="paper",
