@@ -27,6 +27,10 @@
  *                                    none with --classic)
  *   --classic                        only the first swarm's fault kinds
  *                                    and congestion controllers
+ *   --shuffle-ties                   the simulator runs events due at the
+ *                                    same picosecond in a seeded random
+ *                                    order (other interleavings of the
+ *                                    same draws)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +78,10 @@ static int pin_sack = -1;
 /* --classic: only the fault kinds and congestion controllers of the first
  * swarms (regression seeds replay as they were found). */
 static bool classic;
+/* --shuffle-ties: sim_config.shuffle_ties for every seed. */
+static bool shuffle_ties;
+/* The pins above as options, for a failing seed's replay line. */
+static char pins[256];
 
 static uint32_t
 count_lbs(void)
@@ -545,6 +553,7 @@ run_seed(uint64_t seed, bool verbose)
 		print_draw(seed, &d);
 	sim_config_default(&sc);
 	sc.seed = seed;
+	sc.shuffle_ties = shuffle_ties;
 	s = sim_create(&sc);
 	memset(&lc, 0, sizeof(lc));
 	lc.leaves = 2;
@@ -710,12 +719,28 @@ run_seed(uint64_t seed, bool verbose)
 		}
 		if (!verbose)
 			print_draw(seed, &d);
-		printf("  seed %llu FAILED: %s\n  replay: swarm --seed %llu -v\n",
-		       (unsigned long long)seed, why, (unsigned long long)seed);
+		printf("  seed %llu FAILED: %s\n  replay: swarm --seed %llu -v%s\n",
+		       (unsigned long long)seed, why, (unsigned long long)seed, pins);
 	}
 	sw_fini(&w);
 	sim_destroy(s);
 	return rc;
+}
+
+/* An option that pins a draw and takes a value (parsed in main). */
+static bool
+is_pin(const char *opt)
+{
+	return strcmp(opt, "--lb") == 0 || strcmp(opt, "--cc") == 0 ||
+	       strcmp(opt, "--loss-detect") == 0 || strcmp(opt, "--sack-repeat") == 0;
+}
+
+static void
+add_pin(const char *opt, const char *val)
+{
+	size_t n = strlen(pins);
+
+	snprintf(pins + n, sizeof(pins) - n, " %s%s%s", opt, val ? " " : "", val ? val : "");
 }
 
 int
@@ -769,13 +794,19 @@ main(int argc, char **argv)
 			pin_sack = strcmp(argv[a], "yes") == 0;
 		} else if (strcmp(argv[a], "--classic") == 0) {
 			classic = true;
+		} else if (strcmp(argv[a], "--shuffle-ties") == 0) {
+			shuffle_ties = true;
 		} else if (strcmp(argv[a], "-v") == 0) {
 			verbose = true;
 		} else {
 			fprintf(stderr, "usage: %s [--seeds N] [--first S] | --seed S [-v] | "
-				"--list S1,S2,... [--lb NAME] [--cc NAME] [--loss-detect MODE] [--sack-repeat yes|no] [--classic]\n", argv[0]);
+				"--list S1,S2,... [--lb NAME] [--cc NAME] [--loss-detect MODE] [--sack-repeat yes|no] [--classic] [--shuffle-ties]\n", argv[0]);
 			return 2;
 		}
+		if (strcmp(argv[a], "--classic") == 0 || strcmp(argv[a], "--shuffle-ties") == 0)
+			add_pin(argv[a], NULL);
+		else if (is_pin(argv[a - 1]))
+			add_pin(argv[a - 1], argv[a]);
 	}
 	if (single)
 		return run_seed(one, verbose) ? 1 : 0;
