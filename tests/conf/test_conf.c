@@ -1705,12 +1705,14 @@ test_sim_app(void **state)
 	assert_int_equal(o->tiers, 2);
 	assert_int_equal(o->mode, UET_PERF_MODE_NONE);
 	assert_false(o->ar_tie_first);
+	assert_false(o->shuffle_ties);
 	assert_int_equal(parse(o, "--nodes", "1024", "--tiers", "3", "--oversub", "2", "--trim",
 			       "--buffer-bytes", "1M", "--pattern", "tornado", "--lb", "reps",
 			       "--failure", "link-down:100us:tor0.up1:for=100us",
 			       "--failure", "random-down:2ms:3%:tor-up:converge=50us",
-			       "--converge-us", "20", "--ar-tie-first", NULL), 0);
+			       "--converge-us", "20", "--ar-tie-first", "--shuffle-ties", NULL), 0);
 	assert_true(o->ar_tie_first);
+	assert_true(o->shuffle_ties);
 	assert_int_equal(o->nodes, 1024);
 	assert_int_equal(o->tiers, 3);
 	assert_int_equal(o->oversub, 2);
@@ -1740,6 +1742,7 @@ test_sim_app(void **state)
 	ini_fails("[mode]\nserve = yes\n", "2: key 'mode.serve': unknown section [mode] "
 		  "(sections: workload, transport, lb, cc, output, topology, failures)");
 	ini_fails("[topology]\nnode = 4\n", "2: key 'topology.node': unknown key");
+	ini_fails("[topology]\nshuffle_ties = often\n", "2: key 'topology.shuffle_ties'");
 	/* One file for both tools: uet-perf's own keys are left to it. */
 	write_str("[mode]\nserver = yes\n[workload]\nstall_timeout_s = 3\nsize_bytes = 8K\n"
 		  "[hosts]\n0 = ip=10.0.0.1\n[schedule]\nexec_at = 1:true\n");
