@@ -49,9 +49,9 @@ Figures (the paper's numbering, EuroSys'26; ../shared/reference/reps.md §4):
   15p   OPS at 32 and 65535 EVs over 20 permutation matrices as the
         artifact's gen_permutation.py writes them (its Fig. 15 ran one)
   A     forced freezing after 50 us, no failure (App. A)
-  ties  not the paper's: Fig. 3's incast with its simultaneous events in
-        the order they were scheduled (htsim's, the default) and with
-        --shuffle-ties, each sender's FCT
+  ties  not the paper's, so only when named: Fig. 3's incast with its
+        simultaneous events in the order they were scheduled (htsim's,
+        uet-sim's default) and with --shuffle-ties, each sender's FCT
 Setup: --setup paper (default) runs the profile, the setup the paper's text
 states; --setup artifact runs what the artifact's scripts passed to htsim
 for the figures whose scripts were read (2, 3, 3s, 4, 5, 6, 7, 8, 15, 15p;
