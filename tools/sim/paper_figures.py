@@ -143,9 +143,9 @@ ARTIFACT = {
     # fig_12_evs_cc.py: no -disable_trim, -ecn 25 76, fat_tree_128
     "15": ["--trim", "--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75"],
     "15p": ["--trim", "--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75"],
-    # Fig. 3's incast, run_symmetric.py's settings
-    "ties": ["--ecn-kmin-pct", "25", "--ecn-kmax-pct", "75", "--ar-tie-first"],
 }
+# Fig. 3's incast, so run_symmetric.py's settings
+ARTIFACT["ties"] = ARTIFACT["3"]
 
 
 def json_path(run, out_dir):
@@ -2036,7 +2036,7 @@ class FigTies:
                                sh[2], f[3], sh[3], f[4], sh[4], a.seeds))
         out.append("\nHost 512 finished first in %d of %d runs in scheduling order and in %d "
                    "shuffled (1 in 8 would be a fair draw).\n" % (
-                       won["fifo"], total, won["shuffled"], ))
+                       won["fifo"], total, won["shuffled"]))
         return out
 
     def plot(self, a, res, plt, path):
@@ -2149,6 +2149,9 @@ def main():
         if a.setup == "artifact" and f not in ARTIFACT:
             ap.error("--figs: the artifact's settings for figure %s are not known here; "
                      "--setup artifact runs %s" % (f, ", ".join(ARTIFACT)))
+    if "ties" in figs and any(x.startswith("--shuffle-ties") for x in a.sim_arg):
+        ap.error("--figs ties: it runs each incast with and without --shuffle-ties itself; "
+                 "drop --sim-arg=--shuffle-ties")
     os.makedirs(a.out_dir, exist_ok=True)
     if not (a.joblist or a.slurm or (a.merge and a.any_build)):
         if not os.access(a.uet_sim, os.X_OK):
