@@ -732,6 +732,10 @@ def case_paper_figures(exe, tmp):
     assert q.returncode == 0, q.stderr
     jobs = open(jl).read().splitlines()
     assert len(jobs) == 30 and sum("--shuffle-ties" in j for j in jobs) == 15, jobs
+    q = subprocess.run([sys.executable, script, "--figs", "ties", "--out-dir",
+                        os.path.join(tmp, "pft"), "--joblist", jl, "--sim-arg=--shuffle-ties"],
+                       capture_output=True, text=True, timeout=60)
+    assert q.returncode == 2 and "drop --sim-arg=--shuffle-ties" in q.stderr, q.stderr
     assert all(" --nodes 1024 --pattern incast --fanin 8 --root 511 " in j for j in jobs)
     q = subprocess.run([sys.executable, script, "--figs", "ties", "--seeds", "1", "--jobs",
                         "2", "--out-dir", os.path.join(tmp, "pft"), "--uet-sim", exe],
