@@ -727,14 +727,6 @@ run_seed(uint64_t seed, bool verbose)
 	return rc;
 }
 
-/* An option that pins a draw and takes a value (parsed in main). */
-static bool
-is_pin(const char *opt)
-{
-	return strcmp(opt, "--lb") == 0 || strcmp(opt, "--cc") == 0 ||
-	       strcmp(opt, "--loss-detect") == 0 || strcmp(opt, "--sack-repeat") == 0;
-}
-
 static void
 add_pin(const char *opt, const char *val)
 {
@@ -768,12 +760,14 @@ main(int argc, char **argv)
 				fprintf(stderr, "--lb: unknown load balancer '%s'\n", argv[a]);
 				return 2;
 			}
+			add_pin("--lb", argv[a]);
 		} else if (strcmp(argv[a], "--cc") == 0 && a + 1 < argc) {
 			pin_cc = uet_cc_find(argv[++a]);
 			if (pin_cc == NULL) {
 				fprintf(stderr, "--cc: unknown congestion control '%s'\n", argv[a]);
 				return 2;
 			}
+			add_pin("--cc", argv[a]);
 		} else if (strcmp(argv[a], "--loss-detect") == 0 && a + 1 < argc) {
 			a++;
 			if (strcmp(argv[a], "adaptive") == 0) {
@@ -785,6 +779,7 @@ main(int argc, char **argv)
 					argv[a]);
 				return 2;
 			}
+			add_pin("--loss-detect", argv[a]);
 		} else if (strcmp(argv[a], "--sack-repeat") == 0 && a + 1 < argc) {
 			a++;
 			if (strcmp(argv[a], "yes") != 0 && strcmp(argv[a], "no") != 0) {
@@ -792,10 +787,13 @@ main(int argc, char **argv)
 				return 2;
 			}
 			pin_sack = strcmp(argv[a], "yes") == 0;
+			add_pin("--sack-repeat", argv[a]);
 		} else if (strcmp(argv[a], "--classic") == 0) {
 			classic = true;
+			add_pin("--classic", NULL);
 		} else if (strcmp(argv[a], "--shuffle-ties") == 0) {
 			shuffle_ties = true;
+			add_pin("--shuffle-ties", NULL);
 		} else if (strcmp(argv[a], "-v") == 0) {
 			verbose = true;
 		} else {
@@ -803,10 +801,6 @@ main(int argc, char **argv)
 				"--list S1,S2,... [--lb NAME] [--cc NAME] [--loss-detect MODE] [--sack-repeat yes|no] [--classic] [--shuffle-ties]\n", argv[0]);
 			return 2;
 		}
-		if (strcmp(argv[a], "--classic") == 0 || strcmp(argv[a], "--shuffle-ties") == 0)
-			add_pin(argv[a], NULL);
-		else if (is_pin(argv[a - 1]))
-			add_pin(argv[a - 1], argv[a]);
 	}
 	if (single)
 		return run_seed(one, verbose) ? 1 : 0;
