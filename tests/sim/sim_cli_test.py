@@ -416,6 +416,20 @@ def case_paper_figures(exe, tmp):
     import paper_figures
     assert all(callable(f.plot) for f in paper_figures.FIGS.values()), [
         k for k, f in paper_figures.FIGS.items() if not callable(f.plot)]
+    # Fig. 15's whiskers pair each seed with its own 65535-EV run: at 32
+    # EVs seed 1 is +100% and seed 2 +0%, while the table's mean over mean
+    # is (200 + 200) / (100 + 200) - 1 = +33.3%.
+    f15 = paper_figures.FIGS["15"]
+    fake = {"f15-ev%s-ops-%d" % (k, s): {"fct_max_us": v}
+            for k, vals in (("32", (200.0, 200.0)), ("256", (150.0, 200.0)),
+                            ("65535", (100.0, 200.0))) for s, v in zip((1, 2), vals)}
+    st = f15.ev_stats(argparse.Namespace(seeds=2), fake, "ops")
+    assert [tuple(round(x, 1) for x in m) for m in st] == [
+        (33.3, 0.0, 100.0), (16.7, 0.0, 50.0), (0.0, 0.0, 0.0)], st
+    # A ratio of means outside the per-seed range gets an empty whisker on
+    # that side, never a negative one (which matplotlib rejects).
+    assert paper_figures.range_err([(5.0, 1.0, 9.0), (3.0, 4.0, 6.0)]) == \
+        [[4.0, 0.0], [4.0, 3.0]]
     r = subprocess.run(base + ["--setup", "artifact", "--figs", "A"], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2 and "figure A are not known" in r.stderr, r.stderr

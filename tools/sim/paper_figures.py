@@ -294,11 +294,18 @@ def seeds(a):
     return range(1, a.seeds + 1)
 
 
+def range_err(stats):
+    """matplotlib's yerr for bars of (value, min, max) tuples, as mean_range
+    gives: the whisker spans the seeds' range. A bar that is a ratio of
+    means can sit a hair outside its per-seed range; its whisker is then
+    empty on that side instead of negative."""
+    return [[max(0.0, m[0] - m[1]) for m in stats], [max(0.0, m[2] - m[0]) for m in stats]]
+
+
 def bars(ax, labels, stats, title, ylabel, color="#4a7"):
     """One bar per label: the mean, and the seeds' range as the error bar
     (stats: (mean, min, max) tuples, as mean_range gives)."""
-    ax.bar(range(len(labels)), [m[0] for m in stats],
-           yerr=[[m[0] - m[1] for m in stats], [m[2] - m[0] for m in stats]], color=color)
+    ax.bar(range(len(labels)), [m[0] for m in stats], yerr=range_err(stats), color=color)
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, rotation=40, ha="right", fontsize=8)
     ax.set_title(title, fontsize=10)
@@ -588,7 +595,7 @@ def collective_plot(ax, fig, lbs, a, res, title, paper_y, paper_label):
               for lb in lbs]
         xs = [i + (k - 0.5) * width for i in range(len(lbs))]
         ax.bar(xs, [m[0] for m in st], width,
-               yerr=[[m[0] - m[1] for m in st], [m[2] - m[0] for m in st]],
+               yerr=range_err(st),
                color=("#4a7", "#47a")[k], label=name)
         top = max([top] + [m[2] for m in st])
     ax.axhline(paper_y, color="r", ls="--", lw=0.8, label=paper_label)
@@ -878,7 +885,7 @@ class Fig3:
               for lb in ALL_LBS]
         ax = axes[2]
         ax.bar(range(len(ALL_LBS)), [m[0] for m in ms],
-               yerr=[[m[0] - m[1] for m in ms], [m[2] - m[0] for m in ms]], color="#4a7")
+               yerr=range_err(ms), color="#4a7")
         ax.axhline(8 * 8 * 1048576 * 8 / 400e3, color="k", ls=":", lw=0.8,
                    label="8 x 8 MiB at line rate")
         ax.axhline(min(m[0] for m in ms), color="r", ls="--", lw=0.8,
@@ -893,7 +900,7 @@ class Fig3:
             ms = [mean_range([res["f3-%s-%s-%d" % (pat, lb, s)]["fct_max_us"]
                               for s in seeds(a)]) for lb in ALL_LBS]
             ax.bar(range(len(ALL_LBS)), [m[0] for m in ms],
-                   yerr=[[m[0] - m[1] for m in ms], [m[2] - m[0] for m in ms]], color="#4a7")
+                   yerr=range_err(ms), color="#4a7")
             reps = ms[ALL_LBS.index("reps")][0]
             ax.plot([ALL_LBS.index("ops")], [reps * 1.25], "rx", ms=9,
                     label="paper: OPS up to 1.25x REPS")
@@ -948,7 +955,7 @@ class Fig3Sizes:
                                   for s in seeds(a)]) for size in self.sizes]
                 x = [i + (j - 0.5) * 0.38 for i in range(len(self.sizes))]
                 ax.bar(x, [m[0] for m in ms], width=0.38, color=col, label=LB_NAMES[lb],
-                       yerr=[[m[0] - m[1] for m in ms], [m[2] - m[0] for m in ms]])
+                       yerr=range_err(ms))
                 if lb == "reps":
                     ax.plot([i - 0.19 for i in range(len(self.sizes))],
                             [m[0] * 1.25 for m in ms], "rx", ms=8,
@@ -1032,7 +1039,8 @@ class Fig4:
         for (rid, name), ax in zip(rows, axes[0]):
             ms = [mean_range([res[rid % (lb, s)]["compl_us"] for s in seeds(a)])
                   for lb in self.lbs]
-            ax.bar(range(len(self.lbs)), [m[0] for m in ms], color="#4a7", label="uet-sim")
+            ax.bar(range(len(self.lbs)), [m[0] for m in ms], yerr=range_err(ms), color="#4a7",
+                   label="uet-sim (seeds' range)")
             for i, lb in enumerate(self.lbs):
                 if lb in self.paper:
                     ax.plot([i], [self.paper[lb]], "rx", ms=10,
@@ -1321,7 +1329,7 @@ class Fig6:
                         if (f["src"] % 10 == 0) == bg) for s in seeds(a)]))
                 ax.bar([i + (j - 0.5) * 0.38 for i in range(2)], [m[0] for m in st],
                        width=0.38, color=col, label="sprayers: %s" % LB_NAMES[lb],
-                       yerr=[[m[0] - m[1] for m in st], [m[2] - m[0] for m in st]])
+                       yerr=range_err(st))
             ax.set_xticks(range(2))
             ax.set_xticklabels(["ECMP hosts (0, 10, ...)", "the sprayers"])
             ax.set_ylabel("mean FCT (us)")
@@ -1438,16 +1446,16 @@ class Fig7:
         fig, axes = plt.subplots(len(rows), 2, figsize=(8, 3.3 * len(rows)), squeeze=False)
         lbs = ("ops", "reps")
         for (rid, name), ax in zip(rows, axes):
-            c = [mean_range([res[rid % (lb, s)]["compl_us"] for s in seeds(a)])[0]
+            c = [mean_range([res[rid % (lb, s)]["compl_us"] for s in seeds(a)])
                  for lb in lbs]
-            d = [statistics.mean(res[rid % (lb, s)]["drops_down"] for s in seeds(a))
+            d = [mean_range([res[rid % (lb, s)]["drops_down"] for s in seeds(a)])
                  for lb in lbs]
-            ax[0].bar([0, 1], c, color="#4a7")
-            ax[0].plot([1], [c[0] / 1.35], "rx", ms=10, label="paper: REPS >35% faster")
-            ax[0].set_ylabel("completion (us)")
+            ax[0].bar([0, 1], [m[0] for m in c], yerr=range_err(c), color="#4a7")
+            ax[0].plot([1], [c[0][0] / 1.35], "rx", ms=10, label="paper: REPS >35% faster")
+            ax[0].set_ylabel("completion (us; seeds' range)")
             ax[0].set_title(name, fontsize=8)
-            ax[1].bar([0, 1], d, color="#c74")
-            ax[1].plot([1], [d[0] / 2.5], "rx", ms=10, label="paper: 2.5x fewer")
+            ax[1].bar([0, 1], [m[0] for m in d], yerr=range_err(d), color="#c74")
+            ax[1].plot([1], [d[0][0] / 2.5], "rx", ms=10, label="paper: 2.5x fewer")
             ax[1].set_ylabel("drops at failed links")
             for x in ax:
                 x.set_xticks([0, 1])
@@ -1677,19 +1685,21 @@ class Fig8:
         w = 0.8 / len(self.lbs)
         cols = ("#888", "#c84", "#77b", "#4a7", "#a73", "#6a2")
         for j, lb in enumerate(self.lbs):
-            v = []
+            st = []
             for i in range(len(self.modes)):
-                ops = mean_range([res["f8-%d-ops-%d" % (i, s)]["fct_max_us"]
-                                  for s in seeds(a)])[0]
-                v.append(ops / mean_range([res["f8-%d-%s-%d" % (i, lb, s)]["fct_max_us"]
-                                           for s in seeds(a)])[0])
-            ax.bar([i + (j - (len(self.lbs) - 1) / 2) * w for i in range(len(self.modes))], v,
-                   width=w, color=cols[j % len(cols)], label=LB_NAMES[lb])
+                ops = [res["f8-%d-ops-%d" % (i, s)]["fct_max_us"] for s in seeds(a)]
+                own = [res["f8-%d-%s-%d" % (i, lb, s)]["fct_max_us"] for s in seeds(a)]
+                # The table's ratio of means; the whisker each seed's own ratio.
+                st.append((mean_range(ops)[0] / mean_range(own)[0],) +
+                          mean_range([o / x for o, x in zip(ops, own)])[1:])
+            ax.bar([i + (j - (len(self.lbs) - 1) / 2) * w for i in range(len(self.modes))],
+                   [m[0] for m in st], yerr=range_err(st), width=w, color=cols[j % len(cols)],
+                   label=LB_NAMES[lb])
         ax.set_yscale("log")
         ax.axhline(1.0, color="k", lw=0.6)
         ax.set_xticks(range(len(self.modes)))
         ax.set_xticklabels([m[0] for m in self.modes], fontsize=8)
-        ax.set_ylabel("OPS's max FCT over each's (log)")
+        ax.set_ylabel("OPS's max FCT over each's (log; seeds' range)")
         ax.set_title("32 hosts, 8 MiB permutation, failure at 100 us (paper: REPS far ahead "
                      "under total failures, BER does not hurt it)", fontsize=9)
         ax.legend(fontsize=7, ncol=3)
@@ -1774,20 +1784,30 @@ class Fig15:
                    "likely NSCC).\n")
         return out
 
+    def ev_stats(self, a, res, lb):
+        """Per EV set, the slowdown over 65535 EVs in %: the table's (mean
+        over mean), and the lowest and highest of each seed's run over the
+        same seed's 65535-EV run: the spread a single run such as the
+        paper's is drawn from."""
+        fct = {k: [res["f15-ev%s-%s-%d" % (k, lb, s)]["fct_max_us"] for s in seeds(a)]
+               for k, _ in self.sets}
+        full = fct["65535"]
+        return [(100 * (mean_range(fct[k])[0] / mean_range(full)[0] - 1),) +
+                mean_range([100 * (v / f - 1) for v, f in zip(fct[k], full)])[1:]
+                for k, _ in self.sets]
+
     def plot(self, a, res, plt, path):
         fig, ax = plt.subplots(figsize=(6, 3.5))
         for j, lb in enumerate(("ops", "reps")):
-            full = mean_range([res["f15-ev65535-%s-%d" % (lb, s)]["fct_max_us"]
-                               for s in seeds(a)])[0]
-            ys = [100 * (mean_range([res["f15-ev%s-%s-%d" % (k, lb, s)]["fct_max_us"]
-                                     for s in seeds(a)])[0] / full - 1) for k, _ in self.sets]
+            st = self.ev_stats(a, res, lb)
             xs = [i + 0.35 * j for i in range(3)]
-            ax.bar(xs, ys, width=0.35, label=LB_NAMES[lb])
+            ax.bar(xs, [m[0] for m in st], width=0.35, yerr=range_err(st), capsize=3,
+                   label=LB_NAMES[lb])
             ax.plot(xs[:2], [self.paper[lb]["32"], self.paper[lb]["256"]], "rx", ms=9,
                     label="paper" if lb == "ops" else None)
         ax.set_xticks([i + 0.17 for i in range(3)])
         ax.set_xticklabels(["32 EVs", "256 EVs", "65535 EVs"])
-        ax.set_ylabel("max FCT over 65535 EVs' (%)")
+        ax.set_ylabel("max FCT over 65535 EVs' (%; seeds' range)")
         ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(path, dpi=90)
