@@ -222,10 +222,15 @@ cr_tx_on_credit(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_
 		return UET_ERR_UNSUPPORTED;
 	}
 	ep->cfg.cc->on_credit(pdc_cc(ep, p), h->payload32, now);
-	if ((int32_t)(h->payload32 - pdc_credit(ep, p)->got) > 0)
+	/* Only a grant that moves counts as an answer. A receiver that
+	 * answers every request with the same grant (it disagrees about the
+	 * need, or a forged request misled it) must not keep the sender
+	 * waiting forever: its retries run out as an RTO's would. */
+	if ((int32_t)(h->payload32 - pdc_credit(ep, p)->got) > 0) {
 		pdc_credit(ep, p)->got = h->payload32;
-	pdc_credit(ep, p)->fails = 0;
-	pdc_credit(ep, p)->req_ns = now;
+		pdc_credit(ep, p)->fails = 0;
+		pdc_credit(ep, p)->req_ns = now;
+	}
 	ep_rdy_kick(ep, p);
 	ep_timer_update(ep, p);
 	return 0;
@@ -298,6 +303,14 @@ cr_rx_on_req(struct uet_ep *ep, struct pdc *p, uint32_t need, uint16_t ev, uint6
 	ep->st.rx_credit_req_pkts++;
 	if (p->rx.last_ev == 0)
 		p->rx.last_ev = ev;
+	/* A sender never asks for 2^31 bytes beyond its grant (its own
+	 * counters compare the same way); a need that far ahead would read as
+	 * behind the grant, and the pacer would stop granting this PDC. */
+	if ((int32_t)(need - p->rx.credit_granted) < 0 &&
+	    (int32_t)(need - p->rx.credit_need) > 0) {
+		ep->st.rx_malformed++;
+		return;
+	}
 	if ((int32_t)(need - p->rx.credit_need) > 0)
 		p->rx.credit_need = need;
 	if (pending(p)) {

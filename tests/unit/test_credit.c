@@ -208,6 +208,51 @@ test_no_grants_gives_up(void **state)
 	}
 }
 
+/* A receiver that answers every request with a grant that never moves
+ * (here: each CREDIT's grant rewritten to 0) must not keep the sender
+ * waiting forever: only a grant that moves resets its retries, so it gives
+ * up after max_rto_retx of them, as with no answer at all. */
+static bool
+grant_never_moves(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	struct uet_hdr h;
+
+	(void)d;
+	if (a_to_b || p->meta.kind != UET_PKT_CREDIT)
+		return true;
+	assert_true(uet_hdr_decode(p->buf, p->len, &h) > 0);
+	h.payload32 = 0;
+	assert_int_equal(uet_hdr_encode(&h, p->buf, sizeof(p->buf)), (int)p->len);
+	return true;
+}
+
+static void
+test_unmoving_grant_gives_up(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.cc = uet_cc_find("eqds");
+	c.max_rto_retx = 3;
+	c.rto_max_ns = 1000000;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = grant_never_moves;
+	assert_int_equal(duo_send(&d, &d.a, 5, 1 << 20, 0), 0);
+	(void)duo_run(&d, 50000000);
+	assert_true(uet_ep_idle(d.a.ep));
+	assert_int_equal(d.a.tx_done_err, 1);
+	assert_int_equal(d.a.last_tx_status, UET_ERR_TIMEOUT);
+	assert_int_equal(st(&d.a)->credit_retries, 3);
+	/* The receiver did answer: every retry got its unmoving grant. */
+	assert_true(st(&d.a)->rx_credit_pkts > 3);
+	assert_true(d.b.rx[5].got <= SPEC_BYTES);
+	print_message("failed at %" PRIu64 " ns after %" PRIu64 " CREDITs\n", d.now,
+		      st(&d.a)->rx_credit_pkts);
+	duo_fini(&d);
+}
+
 /* Count the CREDITs the endpoint writes now. */
 static uint32_t
 credits_out(struct uet_ep *ep, uint64_t now)
@@ -221,23 +266,14 @@ credits_out(struct uet_ep *ep, uint64_t now)
 	return n;
 }
 
-/* The pacer: one pull per quantum's time at 99 Gb/s; an idle pacer starts
- * when asked, with no burst for its idle time; served late, it catches up
- * one pull at most. A SYN CREDIT_REQ opens the target PDC. */
+/* Hand B a SYN CREDIT_REQ for the given need, as A's PDC 5 would send it. */
 static void
-test_pacer_timing(void **state)
+req_to_b(struct duo *d, uint32_t need, uint64_t now)
 {
-	struct uet_ep_config c;
 	struct uet_rx_meta m = { .src_ip = 0x0a000001, .ev = 49152 };
-	const uint64_t q_ns = (uint64_t)QUANTUM * 8 * 1000 / 99000; /* 1342 */
 	uint8_t pkt[UET_PDS_CTRL_LEN];
 	struct uet_hdr h;
-	struct duo d;
-	uint64_t t0 = 1000000;
 
-	(void)state;
-	duo_config(&c);
-	assert_int_equal(duo_init(&d, &c), 0);
 	memset(&h, 0, sizeof(h));
 	h.type = UET_PDS_CTRL;
 	h.nh = UET_CTL_CREDIT_REQ;
@@ -245,9 +281,26 @@ test_pacer_timing(void **state)
 	h.psn = 77;
 	h.spdcid = 5;
 	h.dpdcid = uet_syn_slot(0);
-	h.payload32 = 10 * QUANTUM;
+	h.payload32 = need;
 	assert_int_equal(uet_hdr_encode(&h, pkt, sizeof(pkt)), UET_PDS_CTRL_LEN);
-	assert_int_equal(uet_ep_read_pkt(d.b.ep, &m, pkt, sizeof(pkt), t0), 0);
+	assert_int_equal(uet_ep_read_pkt(d->b.ep, &m, pkt, sizeof(pkt), now), 0);
+}
+
+/* The pacer: one pull per quantum's time at 99 Gb/s; an idle pacer starts
+ * when asked, with no burst for its idle time; served late, it catches up
+ * one pull at most. A SYN CREDIT_REQ opens the target PDC. */
+static void
+test_pacer_timing(void **state)
+{
+	struct uet_ep_config c;
+	const uint64_t q_ns = (uint64_t)QUANTUM * 8 * 1000 / 99000; /* 1342 */
+	struct duo d;
+	uint64_t t0 = 1000000;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	req_to_b(&d, 10 * QUANTUM, t0);
 	assert_int_equal(d.b.events[UET_PDC_EV_OPEN], 1);
 	/* The first pull at once, the next a quantum later. */
 	assert_int_equal(uet_ep_next_deadline(d.b.ep), t0);
@@ -275,8 +328,39 @@ test_pacer_timing(void **state)
 	assert_int_equal(st(&d.b)->tx_credit_pkts, 10);
 	assert_int_equal(uet_ep_next_deadline(d.b.ep), UINT64_MAX);
 	/* Asked again with nothing new: the last grant, at once. */
-	assert_int_equal(uet_ep_read_pkt(d.b.ep, &m, pkt, sizeof(pkt), t0 + 20 * q_ns), 0);
+	req_to_b(&d, 10 * QUANTUM, t0 + 20 * q_ns);
 	assert_int_equal(credits_out(d.b.ep, t0 + 20 * q_ns), 1);
+	duo_fini(&d);
+}
+
+/* A request for 2^31 bytes or more beyond the grant (no sender asks that:
+ * its own counters compare mod 2^32 the same way) would read as behind the
+ * grant and stop the pacer for that PDC; it is dropped and counted, and the
+ * real need is granted in full. */
+static void
+test_need_far_ahead_dropped(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	uint64_t t = 1000000;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	req_to_b(&d, 10 * QUANTUM, t);
+	/* Newer than the need (by less than 2^31), but 2^31 + 100 B beyond
+	 * the grant of 0. */
+	req_to_b(&d, (1u << 31) + 100, t);
+	assert_int_equal(st(&d.b)->rx_malformed, 1);
+	/* The real need grows, and all of it is granted. */
+	req_to_b(&d, 12 * QUANTUM, t);
+	while (uet_ep_next_deadline(d.b.ep) != UINT64_MAX) {
+		t = uet_ep_next_deadline(d.b.ep);
+		uet_ep_handle_timeout(d.b.ep, t);
+		(void)credits_out(d.b.ep, t);
+	}
+	assert_int_equal(st(&d.b)->credit_granted_bytes, 12 * QUANTUM);
+	assert_int_equal(st(&d.b)->rx_malformed, 1);
 	duo_fini(&d);
 }
 
@@ -334,6 +418,8 @@ main(void)
 		cmocka_unit_test(test_pacer_timing),
 		cmocka_unit_test(test_no_grants_gives_up),
 		cmocka_unit_test(test_unasked_credit_dropped),
+		cmocka_unit_test(test_unmoving_grant_gives_up),
+		cmocka_unit_test(test_need_far_ahead_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
