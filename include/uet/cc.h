@@ -72,15 +72,22 @@ struct uet_cc_ops {
 	 * Counters are wire bytes of data packets (originals and resends).
 	 */
 	/* bytes newly queued for transmission: a message, or a resend */
-	void (*on_queued)(void *st, uint32_t bytes);
+	void (*on_queued)(void *st, uint64_t bytes);
 	/* may a packet of this size go now? */
 	bool (*may_send)(const void *st, uint32_t bytes);
 	void (*on_sent)(void *st, uint32_t bytes);
 	/* a CREDIT arrived: the receiver's cumulative grant, mod 2^32 */
 	void (*on_credit)(void *st, uint32_t granted_total, uint64_t now_ns);
-	/* the cumulative grant the sender needs, mod 2^32 (CREDIT_REQ) */
+	/* the cumulative grant the sender needs, mod 2^32 (CREDIT_REQ): at
+	 * most UET_CREDIT_AHEAD_MAX beyond what was granted, so that a need
+	 * of 2^31 bytes or more (a large message) is asked for in steps that
+	 * serial-number order can tell apart */
 	uint32_t (*credit_need)(const void *st);
 };
+
+/* The most a credit CC asks for beyond its grant (credit_need); a
+ * receiver drops a need 2^31 or more beyond its grant. */
+#define UET_CREDIT_AHEAD_MAX (1u << 30)
 
 const struct uet_cc_ops *uet_cc_find(const char *name);
 const struct uet_cc_ops *const *uet_cc_all(void);

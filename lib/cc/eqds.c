@@ -82,7 +82,7 @@ eqds_cwnd(const void *stp)
 }
 
 static void
-eqds_on_queued(void *stp, uint32_t bytes)
+eqds_on_queued(void *stp, uint64_t bytes)
 {
 	((struct eqds_state *)stp)->queued += bytes;
 }
@@ -121,8 +121,13 @@ static uint32_t
 eqds_credit_need(const void *stp)
 {
 	const struct eqds_state *st = stp;
+	uint64_t need = st->queued > st->spec ? st->queued - st->spec : 0;
 
-	return st->queued > st->spec ? (uint32_t)(st->queued - st->spec) : 0;
+	/* Asked in steps: the receiver grants up to it, and each grant
+	 * raises the next step. */
+	if (need > st->granted + UET_CREDIT_AHEAD_MAX)
+		need = st->granted + UET_CREDIT_AHEAD_MAX;
+	return (uint32_t)need;
 }
 
 const struct uet_cc_ops uet_cc_eqds = {

@@ -66,16 +66,16 @@ cr_tx_allows(const struct uet_ep *ep, const struct pdc *p)
 	return b == 0 || ep->cfg.cc->may_send(pdc_cc(ep, p), b);
 }
 
-uint32_t
+uint64_t
 cr_msg_bytes(const struct uet_ep *ep, uint32_t len)
 {
-	uint32_t pkts = len == 0 ? 1 : (len + ep->mss - 1) / ep->mss;
+	uint64_t pkts = len == 0 ? 1 : ((uint64_t)len + ep->mss - 1) / ep->mss;
 
 	return len + pkts * UET_DATA_HDR_LEN;
 }
 
 void
-cr_tx_queued(struct uet_ep *ep, struct pdc *p, uint32_t bytes)
+cr_tx_queued(struct uet_ep *ep, struct pdc *p, uint64_t bytes)
 {
 	ep->cfg.cc->on_queued(pdc_cc(ep, p), bytes);
 }

@@ -406,8 +406,8 @@ cr_tx_on(const struct uet_ep *ep)
 	return ep->credit_on;
 }
 bool cr_tx_allows(const struct uet_ep *ep, const struct pdc *p);
-uint32_t cr_msg_bytes(const struct uet_ep *ep, uint32_t len);
-void cr_tx_queued(struct uet_ep *ep, struct pdc *p, uint32_t bytes);
+uint64_t cr_msg_bytes(const struct uet_ep *ep, uint32_t len);
+void cr_tx_queued(struct uet_ep *ep, struct pdc *p, uint64_t bytes);
 void cr_tx_sent(struct uet_ep *ep, struct pdc *p, uint32_t bytes);
 void cr_tx_update(struct uet_ep *ep, struct pdc *p);
 uint64_t cr_tx_deadline(const struct uet_ep *ep, const struct pdc *p);

@@ -226,6 +226,18 @@ test_eqds_credit_counters(void **state)
 	assert_int_equal(t.ops->credit_need(t.st), 0);
 	t.ops->on_queued(t.st, 8304);
 	assert_int_equal(t.ops->credit_need(t.st), 12456 - 10000);
+	/* 3 GB queued at once: asked in steps of UET_CREDIT_AHEAD_MAX
+	 * beyond the grant, each grant raising the next, so that every
+	 * step is ahead of the last in serial-number order. */
+	cct_init(&t, &uet_cc_eqds, &cfg);
+	t.ops->on_queued(t.st, 3000000000ull + 10000);
+	assert_int_equal(t.ops->credit_need(t.st), UET_CREDIT_AHEAD_MAX);
+	t.ops->on_credit(t.st, 1u << 29, t.now_ns);
+	assert_int_equal(t.ops->credit_need(t.st), (1u << 29) + UET_CREDIT_AHEAD_MAX);
+	/* (The first grant ended the speculative phase, none of it used:
+	 * all 3,000,010,000 B are needed now.) */
+	t.ops->on_credit(t.st, 2500000000u, t.now_ns);
+	assert_int_equal(t.ops->credit_need(t.st), 3000010000u);
 }
 
 /* ---- DCTCP as MPRDMA (the REPS evaluation's CC) ---- */
