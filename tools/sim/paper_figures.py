@@ -1691,7 +1691,8 @@ class Fig8:
                 own = [res["f8-%d-%s-%d" % (i, lb, s)]["fct_max_us"] for s in seeds(a)]
                 # The table's ratio of means; the whisker each seed's own ratio.
                 st.append((mean_range(ops)[0] / mean_range(own)[0],) +
-                          mean_range([o / x for o, x in zip(ops, own)])[1:])
+                          mean_range([o / x if x else float("nan")
+                                      for o, x in zip(ops, own)])[1:])
             ax.bar([i + (j - (len(self.lbs) - 1) / 2) * w for i in range(len(self.modes))],
                    [m[0] for m in st], yerr=range_err(st), width=w, color=cols[j % len(cols)],
                    label=LB_NAMES[lb])
@@ -1793,7 +1794,8 @@ class Fig15:
                for k, _ in self.sets}
         full = fct["65535"]
         return [(100 * (mean_range(fct[k])[0] / mean_range(full)[0] - 1),) +
-                mean_range([100 * (v / f - 1) for v, f in zip(fct[k], full)])[1:]
+                mean_range([100 * (v / f - 1) if f else float("nan")
+                            for v, f in zip(fct[k], full)])[1:]
                 for k, _ in self.sets]
 
     def plot(self, a, res, plt, path):
