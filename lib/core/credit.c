@@ -303,16 +303,17 @@ cr_rx_on_req(struct uet_ep *ep, struct pdc *p, uint32_t need, uint16_t ev, uint6
 	ep->st.rx_credit_req_pkts++;
 	if (p->rx.last_ev == 0)
 		p->rx.last_ev = ev;
-	/* A sender never asks for 2^31 bytes beyond its grant (its own
-	 * counters compare the same way); a need that far ahead would read as
-	 * behind the grant, and the pacer would stop granting this PDC. */
-	if ((int32_t)(need - p->rx.credit_granted) < 0 &&
-	    (int32_t)(need - p->rx.credit_need) > 0) {
-		ep->st.rx_malformed++;
-		return;
-	}
-	if ((int32_t)(need - p->rx.credit_need) > 0)
+	if ((int32_t)(need - p->rx.credit_need) > 0) {
+		/* A sender never asks for 2^31 bytes beyond its grant (its own
+		 * counters compare the same way); a need that far ahead would
+		 * read as behind the grant, and the pacer would stop granting
+		 * this PDC. */
+		if ((int32_t)(need - p->rx.credit_granted) < 0) {
+			ep->st.rx_malformed++;
+			return;
+		}
 		p->rx.credit_need = need;
+	}
 	if (pending(p)) {
 		/* An idle pacer starts now: no catching up on its idle time. */
 		if (ep->pull_len == 0 && ep->pull_next_ns < now)

@@ -302,6 +302,15 @@ def range_err(stats):
     return [[max(0.0, m[0] - m[1]) for m in stats], [max(0.0, m[2] - m[0]) for m in stats]]
 
 
+def paired_ratio(nums, dens):
+    """(mean(nums) / mean(dens), and the lowest and highest of each seed's
+    own nums[i] / dens[i]): a bar that is a ratio, as a table prints it,
+    with the per-seed spread for its whisker. A seed whose denominator is
+    0 (no flow finished) is left out of the spread."""
+    return (mean_range(nums)[0] / mean_range(dens)[0],) + \
+        mean_range([n / d if d else float("nan") for n, d in zip(nums, dens)])[1:]
+
+
 def bars(ax, labels, stats, title, ylabel, color="#4a7"):
     """One bar per label: the mean, and the seeds' range as the error bar
     (stats: (mean, min, max) tuples, as mean_range gives)."""
@@ -1687,12 +1696,9 @@ class Fig8:
         for j, lb in enumerate(self.lbs):
             st = []
             for i in range(len(self.modes)):
-                ops = [res["f8-%d-ops-%d" % (i, s)]["fct_max_us"] for s in seeds(a)]
-                own = [res["f8-%d-%s-%d" % (i, lb, s)]["fct_max_us"] for s in seeds(a)]
-                # The table's ratio of means; the whisker each seed's own ratio.
-                st.append((mean_range(ops)[0] / mean_range(own)[0],) +
-                          mean_range([o / x if x else float("nan")
-                                      for o, x in zip(ops, own)])[1:])
+                st.append(paired_ratio(
+                    [res["f8-%d-ops-%d" % (i, s)]["fct_max_us"] for s in seeds(a)],
+                    [res["f8-%d-%s-%d" % (i, lb, s)]["fct_max_us"] for s in seeds(a)]))
             ax.bar([i + (j - (len(self.lbs) - 1) / 2) * w for i in range(len(self.modes))],
                    [m[0] for m in st], yerr=range_err(st), width=w, color=cols[j % len(cols)],
                    label=LB_NAMES[lb])
@@ -1792,10 +1798,7 @@ class Fig15:
         paper's is drawn from."""
         fct = {k: [res["f15-ev%s-%s-%d" % (k, lb, s)]["fct_max_us"] for s in seeds(a)]
                for k, _ in self.sets}
-        full = fct["65535"]
-        return [(100 * (mean_range(fct[k])[0] / mean_range(full)[0] - 1),) +
-                mean_range([100 * (v / f - 1) if f else float("nan")
-                            for v, f in zip(fct[k], full)])[1:]
+        return [tuple(100 * (r - 1) for r in paired_ratio(fct[k], fct["65535"]))
                 for k, _ in self.sets]
 
     def plot(self, a, res, plt, path):
