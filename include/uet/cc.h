@@ -83,6 +83,12 @@ struct uet_cc_ops {
 	 * of 2^31 bytes or more (a large message) is asked for in steps that
 	 * serial-number order can tell apart */
 	uint32_t (*credit_need)(const void *st);
+	/* Optional, credit CCs only: what a receiver configured with this CC
+	 * grants ahead, when its pull pacer has no need to serve, to a sender
+	 * that asked before and is now idle (the reference's "slow pulls"),
+	 * so that the sender's next message goes without a round trip for
+	 * credit, as its first did on its speculative window; 0 = nothing. */
+	uint32_t (*idle_credit)(const struct uet_cc_params *p);
 };
 
 /* The most a credit CC asks for beyond its grant (credit_need); a
@@ -164,6 +170,10 @@ extern const struct uet_cc_ops uet_cc_strack;
 struct uet_cc_eqds_cfg {
 	uint32_t spec_bytes;       /* speculative credit; 0 = the max window */
 	uint32_t max_cwnd_bytes;   /* in-flight cap; 0 = 1.5 x BDP */
+	/* As a receiver, grant an idle sender no credit ahead: its next
+	 * message asks and waits a round trip (idle_credit 0). By default it
+	 * grants up to the speculative credit, as the reference does. */
+	bool no_slow_pulls;
 };
 extern const struct uet_cc_ops uet_cc_eqds;
 

@@ -417,6 +417,8 @@ struct uet_ep_stats {
 	uint64_t rx_credit_req_pkts;
 	uint64_t credit_granted_bytes; /* granted by our pull pacer */
 	uint64_t credit_retries;    /* requests repeated by a blocked sender */
+	uint64_t credit_idle_bytes; /* of credit_granted_bytes, granted ahead
+				     * to idle senders ("slow pulls") */
 };
 
 const struct uet_ep_stats *uet_ep_stats(const struct uet_ep *ep);

@@ -26,26 +26,47 @@ struct eqds_state {
 
 _Static_assert(sizeof(struct eqds_state) <= UET_CC_STATE_MAX, "eqds state too big");
 
+/* The max window and the speculative credit of a config. */
 static int
-eqds_init(void *stp, const struct uet_cc_params *p)
+eqds_windows(const struct uet_cc_params *p, uint32_t *maxwnd, uint32_t *spec)
 {
 	const struct uet_cc_eqds_cfg *cfg = p->cfg;
-	struct eqds_state *st = stp;
-	double maxwnd;
+	double w;
 
 	if (p->mss_bytes == 0 || p->link_bps == 0)
 		return UET_ERR_INVAL;
-	*st = (struct eqds_state){ 0 };
-	maxwnd = cfg != NULL && cfg->max_cwnd_bytes
-			 ? cfg->max_cwnd_bytes
-			 : 1.5 * (double)p->link_bps / 8e9 * (double)p->base_rtt_ns;
-	if (maxwnd < 4.0 * p->mss_bytes)
-		maxwnd = 4.0 * p->mss_bytes;
-	if (maxwnd > UINT32_MAX / 2)
-		maxwnd = UINT32_MAX / 2;
-	st->maxwnd = (uint32_t)maxwnd;
-	st->spec = cfg != NULL && cfg->spec_bytes ? cfg->spec_bytes : st->maxwnd;
+	w = cfg != NULL && cfg->max_cwnd_bytes ? cfg->max_cwnd_bytes
+					       : 1.5 * (double)p->link_bps / 8e9 * (double)p->base_rtt_ns;
+	if (w < 4.0 * p->mss_bytes)
+		w = 4.0 * p->mss_bytes;
+	if (w > UINT32_MAX / 2)
+		w = UINT32_MAX / 2;
+	*maxwnd = (uint32_t)w;
+	*spec = cfg != NULL && cfg->spec_bytes ? cfg->spec_bytes : *maxwnd;
 	return 0;
+}
+
+static int
+eqds_init(void *stp, const struct uet_cc_params *p)
+{
+	struct eqds_state *st = stp;
+
+	*st = (struct eqds_state){ 0 };
+	return eqds_windows(p, &st->maxwnd, &st->spec);
+}
+
+/* An idle sender may start its next message as a new PDC would, on a
+ * speculative window's worth; here the receiver grants it, at its pacer's
+ * rate and only when it has nothing else to grant. */
+static uint32_t
+eqds_idle_credit(const struct uet_cc_params *p)
+{
+	const struct uet_cc_eqds_cfg *cfg = p->cfg;
+	uint32_t maxwnd, spec;
+
+	if ((cfg != NULL && cfg->no_slow_pulls) || eqds_windows(p, &maxwnd, &spec) < 0)
+		return 0;
+	return spec;
 }
 
 /* The first word from the receiver ends the speculative phase: what was
@@ -142,4 +163,5 @@ const struct uet_cc_ops uet_cc_eqds = {
 	.on_sent = eqds_on_sent,
 	.on_credit = eqds_on_credit,
 	.credit_need = eqds_credit_need,
+	.idle_credit = eqds_idle_credit,
 };

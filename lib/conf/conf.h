@@ -237,6 +237,7 @@ struct uet_perf_opts {
 	uint8_t dctcp_g_shift;
 	uint64_t mprdma_fast_increase_ns;    /* 0: never */
 	uint32_t eqds_spec_bytes;            /* 0: the max window */
+	bool eqds_slow_pulls;
 
 	/* Output [output] */
 	double interval_s;                   /* 0: no interval reports */

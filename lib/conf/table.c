@@ -378,6 +378,12 @@ const struct opt opt_table[] = {
 	  .help = "eqds: speculative credit a sender spends before its receiver's "
 		  "first grant; the rest of what it sends, resends included, waits "
 		  "for the pull pacer's grants" },
+	{ .lname = "eqds-slow-pulls", .sec = "cc", .key = "eqds_slow_pulls", .type = T_BOOL,
+	  FLD(eqds_slow_pulls), .def = 1, .flags = F_SYM,
+	  .help = "eqds: a receiver whose pull pacer has no need to grant grants an idle "
+		  "sender up to the speculative credit ahead, so that its next message "
+		  "goes at once (the UEC reference's slow pulls); off: the next message "
+		  "asks and waits a round trip" },
 
 	/* Output and measurement */
 	{ .lname = "interval", .sname = 'i', .sec = "output", .key = "interval_s",

@@ -71,6 +71,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	a->dctcp.g_shift = o->dctcp_g_shift;
 	a->dctcp.fast_increase_at_ns = o->mprdma_fast_increase_ns;
 	a->eqds.spec_bytes = o->eqds_spec_bytes;
+	a->eqds.no_slow_pulls = !o->eqds_slow_pulls;
 
 	c->lb_cfg = c->lb == &uet_lb_ops_spray || c->lb == &uet_lb_ar ? (const void *)&a->ops
 		  : c->lb == &uet_lb_reps      ? (const void *)&a->reps

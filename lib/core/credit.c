@@ -260,11 +260,29 @@ pull_arm(struct uet_ep *ep, uint64_t now)
 {
 	uint32_t id = ep->cfg.max_pdcs;
 
-	if (ep->pull_len == 0) {
+	if (ep->pull_len == 0 && ep->idle_len == 0) {
 		uet_theap_del(&ep->timers, id);
 		return;
 	}
 	uet_theap_set(&ep->timers, id, ep->pull_next_ns > now ? ep->pull_next_ns : now);
+}
+
+/* An idle pacer starts now: no catching up on its idle time. */
+static void
+pull_wake(struct uet_ep *ep, uint64_t now)
+{
+	if (ep->pull_len == 0 && ep->idle_len == 0 && ep->pull_next_ns < now)
+		ep->pull_next_ns = now;
+}
+
+/* Append a slot to one of the pacer's FIFOs (max_pdcs long: a PDC is in
+ * each at most once, by its flag). */
+static void
+fifo_push(uint32_t *q, uint32_t head, uint32_t *len, uint32_t n, uint32_t slot)
+{
+	assert(*len < n);
+	q[(head + *len) % n] = slot;
+	(*len)++;
 }
 
 static void
@@ -272,9 +290,7 @@ pull_enqueue(struct uet_ep *ep, struct pdc *p)
 {
 	if (p->rx.in_pull)
 		return;
-	assert(ep->pull_len < ep->cfg.max_pdcs);
-	ep->pull_q[(ep->pull_head + ep->pull_len) % ep->cfg.max_pdcs] = p->slot;
-	ep->pull_len++;
+	fifo_push(ep->pull_q, ep->pull_head, &ep->pull_len, ep->cfg.max_pdcs, p->slot);
 	p->rx.in_pull = 1;
 }
 
@@ -282,6 +298,23 @@ static bool
 pending(const struct pdc *p)
 {
 	return (int32_t)(p->rx.credit_need - p->rx.credit_granted) > 0;
+}
+
+/* Granted ahead of the need (0 while a need is pending). */
+static uint32_t
+ahead(const struct pdc *p)
+{
+	return pending(p) ? 0 : p->rx.credit_granted - p->rx.credit_need;
+}
+
+/* Nothing happens where idle_credit is 0 (no slow pulls, no idle_q). */
+static void
+idle_enqueue(struct uet_ep *ep, struct pdc *p)
+{
+	if (p->rx.in_idle || ahead(p) >= ep->idle_credit)
+		return;
+	fifo_push(ep->idle_q, ep->idle_head, &ep->idle_len, ep->cfg.max_pdcs, p->slot);
+	p->rx.in_idle = 1;
 }
 
 static void
@@ -300,86 +333,143 @@ push_credit(struct uet_ep *ep, struct pdc *p)
 void
 cr_rx_on_req(struct uet_ep *ep, struct pdc *p, uint32_t need, uint16_t ev, uint64_t now)
 {
+	bool newer = (int32_t)(need - p->rx.credit_need) > 0;
+
 	ep->st.rx_credit_req_pkts++;
 	if (p->rx.last_ev == 0)
 		p->rx.last_ev = ev;
-	if ((int32_t)(need - p->rx.credit_need) > 0) {
+	if (newer) {
 		/* A sender never asks for 2^31 bytes beyond its grant (its own
 		 * counters compare the same way); a need that far ahead would
 		 * read as behind the grant, and the pacer would stop granting
-		 * this PDC. */
-		if ((int32_t)(need - p->rx.credit_granted) < 0) {
+		 * this PDC. A newer need lies at most idle_credit behind the
+		 * grant (no more is granted ahead of a need), so one further
+		 * behind is such a need. */
+		if ((int32_t)(need - p->rx.credit_granted) < -(int32_t)ep->idle_credit) {
 			ep->st.rx_malformed++;
 			return;
 		}
 		p->rx.credit_need = need;
 	}
 	if (pending(p)) {
-		/* An idle pacer starts now: no catching up on its idle time. */
-		if (ep->pull_len == 0 && ep->pull_next_ns < now)
-			ep->pull_next_ns = now;
+		pull_wake(ep, now);
 		pull_enqueue(ep, p);
-		pull_arm(ep, now);
+	} else if (newer && ep->idle_credit > 0) {
+		/* The sender spent some of what we granted ahead and is not
+		 * waiting for an answer; top it up again when the pacer has
+		 * nothing else to grant. */
+		pull_wake(ep, now);
+		idle_enqueue(ep, p);
 	} else {
 		/* Nothing new to grant: the sender missed our last grant. */
 		push_credit(ep, p);
 	}
+	pull_arm(ep, now);
 }
 
-/* A PDC going away leaves the pacer's queue (rare: a scan is fine). */
+/* A PDC going away leaves the pacer's queues (rare: a scan is fine). */
 void
 cr_rx_release(struct uet_ep *ep, struct pdc *p)
 {
 	uint32_t n = ep->cfg.max_pdcs;
 
-	if (!p->rx.in_pull)
-		return;
-	ep->pull_len = slot_fifo_remove(ep->pull_q, ep->pull_head, ep->pull_len, n, p->slot);
-	p->rx.in_pull = 0;
-	if (ep->pull_len == 0)
+	if (p->rx.in_pull) {
+		ep->pull_len = slot_fifo_remove(ep->pull_q, ep->pull_head, ep->pull_len, n, p->slot);
+		p->rx.in_pull = 0;
+	}
+	if (p->rx.in_idle) {
+		ep->idle_len = slot_fifo_remove(ep->idle_q, ep->idle_head, ep->idle_len, n, p->slot);
+		p->rx.in_idle = 0;
+	}
+	if (ep->pull_len == 0 && ep->idle_len == 0)
 		uet_theap_del(&ep->timers, n);
+}
+
+/* The next PDC of one of the pacer's FIFOs, NULL when it is empty. */
+static struct pdc *
+fifo_pop(struct uet_ep *ep, const uint32_t *q, uint32_t *head, uint32_t *len)
+{
+	while (*len > 0) {
+		struct pdc *p = &ep->pdcs[q[*head]];
+
+		*head = (*head + 1) % ep->cfg.max_pdcs;
+		(*len)--;
+		/* A PDC leaves the queues when it is released (cr_rx_release),
+		 * so this is a target; check before touching its rx half. */
+		if (p->role == ROLE_TGT)
+			return p;
+	}
+	return NULL;
+}
+
+static void
+grant_credit(struct uet_ep *ep, struct pdc *p, uint32_t bytes)
+{
+	p->rx.credit_granted += bytes;
+	ep->st.credit_granted_bytes += bytes;
+	push_credit(ep, p);
+}
+
+/* Grant up to a quantum: a pending need first, round robin; with none, an
+ * idle sender's credit ahead. Returns the bytes the pacer's time is
+ * charged for, 0 when neither queue had anyone to grant. */
+static uint32_t
+pull_one(struct uet_ep *ep)
+{
+	uint32_t q = quantum(ep), grant;
+	struct pdc *p;
+
+	while ((p = fifo_pop(ep, ep->pull_q, &ep->pull_head, &ep->pull_len)) != NULL) {
+		p->rx.in_pull = 0;
+		if (p->state == PST_TIMEWAIT || !pending(p))
+			continue;
+		if (ep->cq_len == ep->cfg.ctrl_queue_len) {
+			/* No room for the CREDIT: try again a quantum later. */
+			pull_enqueue(ep, p);
+			return q;
+		}
+		grant = p->rx.credit_need - p->rx.credit_granted;
+		grant = grant < q ? grant : q;
+		grant_credit(ep, p, grant);
+		if (pending(p))
+			pull_enqueue(ep, p);
+		else
+			idle_enqueue(ep, p);
+		return grant;
+	}
+	while ((p = fifo_pop(ep, ep->idle_q, &ep->idle_head, &ep->idle_len)) != NULL) {
+		p->rx.in_idle = 0;
+		/* A pending need is in pull_q, which is empty: it cannot be
+		 * pending; a full one may have been topped up meanwhile. */
+		if (p->state == PST_TIMEWAIT || pending(p) || ahead(p) >= ep->idle_credit)
+			continue;
+		if (ep->cq_len == ep->cfg.ctrl_queue_len) {
+			idle_enqueue(ep, p);
+			return q;
+		}
+		grant = ep->idle_credit - ahead(p);
+		grant = grant < q ? grant : q;
+		grant_credit(ep, p, grant);
+		ep->st.credit_idle_bytes += grant;
+		idle_enqueue(ep, p);
+		return grant;
+	}
+	return 0;
 }
 
 void
 cr_pull_on_timer(struct uet_ep *ep, uint64_t now)
 {
 	uint64_t due = ep->pull_next_ns, q_ns = pull_ns(ep, quantum(ep));
-	uint32_t n = ep->cfg.max_pdcs;
+	uint32_t paid;
 
 	/* Served late (a busy poll loop), the pacer catches up on at most one
 	 * pull's worth of time: the timer then fires again at once. */
 	if (due + q_ns < now)
 		due = now - q_ns;
-
-	while (ep->pull_len > 0) {
-		struct pdc *p = &ep->pdcs[ep->pull_q[ep->pull_head]];
-		uint32_t left, grant;
-
-		ep->pull_head = (ep->pull_head + 1) % n;
-		ep->pull_len--;
-		/* A PDC leaves the queue when it is released (cr_rx_release),
-		 * so this is a target; check before touching its rx half. */
-		if (p->role != ROLE_TGT)
-			continue;
-		p->rx.in_pull = 0;
-		if (p->state == PST_TIMEWAIT || !pending(p))
-			continue;
-		left = p->rx.credit_need - p->rx.credit_granted;
-		grant = left < quantum(ep) ? left : quantum(ep);
-		if (ep->cq_len == ep->cfg.ctrl_queue_len) {
-			/* No room for the CREDIT: try again a quantum later. */
-			pull_enqueue(ep, p);
-			grant = quantum(ep);
-		} else {
-			p->rx.credit_granted += grant;
-			ep->st.credit_granted_bytes += grant;
-			push_credit(ep, p);
-			if (pending(p))
-				pull_enqueue(ep, p);
-		}
-		ep->pull_next_ns = due + pull_ns(ep, grant);
-		break;
-	}
+	paid = pull_one(ep);
+	if (paid > 0)
+		ep->pull_next_ns = due + pull_ns(ep, paid);
 	pull_arm(ep, now);
 }
 

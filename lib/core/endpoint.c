@@ -195,7 +195,19 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 	ep->rxm_free = calloc(cfg->max_rx_msgs, sizeof(uint32_t));
 	ep->cq = calloc(cfg->ctrl_queue_len, sizeof(*ep->cq));
 	ep->pull_q = calloc(cfg->max_pdcs, sizeof(uint32_t));
-	if (ep->pull_q == NULL ||
+	if (cfg->cc->idle_credit != NULL) {
+		/* As a receiver: what this endpoint's own CC would give a new
+		 * PDC to start on (the senders are configured alike). */
+		struct uet_cc_params cp = { .mss_bytes = UET_DATA_HDR_LEN + cfg->mss_bytes,
+					    .base_rtt_ns = cfg->base_rtt_ns,
+					    .link_bps = cfg->link_bps,
+					    .cfg = cfg->cc_cfg };
+
+		ep->idle_credit = cfg->cc->idle_credit(&cp);
+	}
+	if (ep->idle_credit > 0)
+		ep->idle_q = calloc(cfg->max_pdcs, sizeof(uint32_t));
+	if (ep->pull_q == NULL || (ep->idle_credit > 0 && ep->idle_q == NULL) ||
 	    ep->pdcs == NULL || ep->algo == NULL || ep->pdc_free == NULL || ep->txw_ent == NULL ||
 	    ep->txw_rtxq == NULL || ep->txw_free == NULL || ep->txw_wait == NULL ||
 	    ep->rxw_bits == NULL || ep->rxw_free == NULL || ep->txm == NULL ||
@@ -256,6 +268,7 @@ uet_ep_destroy(struct uet_ep *ep)
 	free(ep->rxm_free);
 	free(ep->cq);
 	free(ep->pull_q);
+	free(ep->idle_q);
 	free(ep);
 }
 

@@ -210,10 +210,12 @@ struct pdc_rx {
 	uint64_t last_rx_ns;
 	uint64_t timewait_until;
 	/* Credit (credit.c): the sender's cumulative need and our grant,
-	 * mod 2^32; in the pull pacer's queue. */
+	 * mod 2^32; in the pull pacer's queue of needs, in its queue of idle
+	 * senders (granted ahead of their need). */
 	uint32_t credit_need;
 	uint32_t credit_granted;
 	uint8_t in_pull;
+	uint8_t in_idle;
 };
 
 /* A sender's side of receiver-driven credit (credit.c), in ep->algo after
@@ -329,6 +331,12 @@ struct uet_ep {
 	uint32_t *pull_q;
 	uint32_t pull_head, pull_len;
 	uint64_t pull_next_ns;
+	/* Senders whose need is granted, to be granted up to idle_credit
+	 * bytes ahead of it when pull_q is empty ("slow pulls"; idle_q is
+	 * NULL where idle_credit is 0). */
+	uint32_t *idle_q;
+	uint32_t idle_head, idle_len;
+	uint32_t idle_credit;
 };
 
 /* Describe a control packet (ACK, NACK, probe, close) for the caller:

@@ -949,10 +949,12 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 	/* Only where a credit CC ran: every other run would print zeros. */
 	if (s->tx_credit_req_pkts > 0 || s->tx_credit_pkts > 0)
 		fprintf(f, "credit           %" PRIu64 " CREDITs granting %" PRIu64
-			   " B sent, %" PRIu64 " received; %" PRIu64 " requests sent (%" PRIu64
-			   " repeated), %" PRIu64 " received\n",
-			s->tx_credit_pkts, s->credit_granted_bytes, s->rx_credit_pkts,
-			s->tx_credit_req_pkts, s->credit_retries, s->rx_credit_req_pkts);
+			   " B sent (%" PRIu64 " B ahead to idle senders), %" PRIu64
+			   " received; %" PRIu64 " requests sent (%" PRIu64 " repeated), %" PRIu64
+			   " received\n",
+			s->tx_credit_pkts, s->credit_granted_bytes, s->credit_idle_bytes,
+			s->rx_credit_pkts, s->tx_credit_req_pkts, s->credit_retries,
+			s->rx_credit_req_pkts);
 	if (uet_meas_net(m, &net))
 		fprintf(f, "network          %" PRIu64 " drops, %" PRIu64 " trims, %" PRIu64
 			   " ECN marks\n", net.drops, net.trims, net.ecn_marks);

@@ -275,7 +275,7 @@ bool uet_meas_nic(const struct uet_meas *m, struct uet_meas_nic *out);
 	X(pdcs_failed) X(timewait_evictions) X(path_failures) X(lb_freezes) \
 	X(lb_thaws) X(lb_repaths) X(ctrl_queue_drops) X(tx_window_waits) \
 	X(tx_credit_pkts) X(tx_credit_req_pkts) X(rx_credit_pkts) X(rx_credit_req_pkts) \
-	X(credit_granted_bytes) X(credit_retries)
+	X(credit_granted_bytes) X(credit_retries) X(credit_idle_bytes)
 
 /* The received packets the endpoint discarded for a reason other than
  * being a duplicate (rx_dup_pkts, counted apart: a duplicate is a

@@ -199,6 +199,7 @@ test_defaults(void **state)
 	assert_false(o->nscc_min_rtt_cap);
 	assert_int_equal(o->dctcp_g_shift, 4);
 	assert_int_equal(o->eqds_spec_bytes, 0);
+	assert_true(o->eqds_slow_pulls);
 	assert_true(o->interval_s == 1);
 	assert_int_equal(o->bin_us, 100);
 	assert_string_equal(o->json, "");
@@ -374,6 +375,7 @@ test_ini_types(void **state)
 	assert_int_equal(o->nscc_target_ns, 4000);
 	assert_int_equal(o->dctcp_g_shift, 6);
 	assert_int_equal(o->eqds_spec_bytes, 32768);
+	assert_false(o->eqds_slow_pulls);
 	assert_true(o->interval_s == 0.5);
 	assert_int_equal(o->bin_us, 250);
 	assert_string_equal(o->json, "out;1.json"); /* quoted: ';' is no comment */
@@ -1191,6 +1193,10 @@ test_to_ep_config(void **state)
 	assert_ptr_equal(c.cc, &uet_cc_eqds);
 	assert_ptr_equal(c.cc_cfg, &a.eqds);
 	assert_int_equal(a.eqds.spec_bytes, 65536);
+	assert_false(a.eqds.no_slow_pulls);
+	assert_int_equal(parse(o, "--cc", "eqds", "--eqds-slow-pulls=false", NULL), 0);
+	assert_int_equal(uet_perf_opts_to_ep_config(o, &c, &a, err, sizeof(err)), 0);
+	assert_true(a.eqds.no_slow_pulls);
 	assert_int_equal(parse(o, "--lb", "flowlet", "--flowlet-gap-ns", "123", NULL), 0);
 	assert_int_equal(uet_perf_opts_to_ep_config(o, &c, &a, err, sizeof(err)), 0);
 	assert_ptr_equal(c.lb_cfg, &a.flowlet);

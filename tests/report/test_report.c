@@ -296,7 +296,8 @@ test_json_round_trip(void **state)
 	assert_int_equal(geti(end, "transport.rx_dup_pkts"), 10);
 	assert_int_equal(geti(end, "transport.tx_window_waits"), 0);
 	assert_int_equal(geti(end, "transport.credit_granted_bytes"), 0);
-	assert_int_equal(json_object_size(json_object_get(end, "transport")), 59);
+	assert_int_equal(geti(end, "transport.credit_idle_bytes"), 0);
+	assert_int_equal(json_object_size(json_object_get(end, "transport")), 60);
 	/* losses: each cause apart; the network's unknown here */
 	assert_true(json_is_null(jpath(end, "losses.network_drops")));
 	/* no NICs here either (uet-perf sets them; test_summary_block) */
@@ -677,6 +678,7 @@ test_summary_block(void **state)
 
 		st.tx_credit_pkts = 60;
 		st.credit_granted_bytes = 988176;
+		st.credit_idle_bytes = 75000;
 		st.rx_credit_pkts = 58;
 		st.tx_credit_req_pkts = 3;
 		st.credit_retries = 1;
@@ -688,8 +690,9 @@ test_summary_block(void **state)
 	txt = mem_close(&mm);
 	assert_int_equal(count_lines(txt), 19);
 	assert_non_null(strstr(txt, "freezes          5 (thaws 6, path failures 1)\n"
-				    "credit           60 CREDITs granting 988176 B sent, 58 "
-				    "received; 3 requests sent (1 repeated), 2 received\n"));
+				    "credit           60 CREDITs granting 988176 B sent (75000 B "
+				    "ahead to idle senders), 58 received; 3 requests sent (1 "
+				    "repeated), 2 received\n"));
 	free(txt);
 	uet_meas_destroy(m);
 }

@@ -204,6 +204,31 @@ def case_eqds_large_message(exe, tmp):
     assert 43e6 < end["completion_ns"] < 50e6, end["completion_ns"]
 
 
+def case_eqds_slow_pulls(exe, tmp):
+    # One 64 KiB message at a time on one PDC: without slow pulls each
+    # after the first asks for credit and waits a round trip for it; with
+    # them (the default) the receiver has granted the idle sender credit
+    # ahead and the message goes at once, as fast as under a window CC.
+    base = ["--nodes", "2", "--pattern", "pair", "--size", "64K", "--iters", "20",
+            "--parallel", "1"]
+    ends, out = {}, {}
+    for name, extra in (("nscc", ["--cc", "nscc"]), ("slow", ["--cc", "eqds"]),
+                        ("off", ["--cc", "eqds", "--eqds-slow-pulls=false"])):
+        path = os.path.join(tmp, name + ".json")
+        out[name] = run(exe, base + extra + ["-J", path]).stdout
+        ends[name] = json.load(open(path))["end"]
+        assert ends[name]["flow_counts"]["ok"] == 20, out[name]
+    t = {k: e["transport"] for k, e in ends.items()}
+    ns = {k: e["completion_ns"] for k, e in ends.items()}
+    assert t["slow"]["credit_idle_bytes"] > 0 and t["off"]["credit_idle_bytes"] == 0, t
+    assert " B ahead to idle senders)" in out["slow"], out["slow"]
+    # 19 messages ask either way, none twice.
+    for k in ("slow", "off"):
+        assert t[k]["tx_credit_req_pkts"] == 19 and t[k]["credit_retries"] == 0, t[k]
+    assert ns["slow"] < 0.7 * ns["off"], ns
+    assert ns["slow"] < 1.05 * ns["nscc"], ns
+
+
 def case_port_series(exe, tmp):
     # 64 hosts (8 ToRs x 8 uplinks), a permutation; ToR 0's uplink 0 is
     # down from 20 to 60 us. The series change nothing in the run, their
@@ -1000,6 +1025,7 @@ CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "mixed_ecmp": case_mixed_ecmp, "shuffle_ties": case_shuffle_ties, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down, "fabric_rate": case_fabric_rate,
          "fpga_failure": case_fpga_failure, "eqds_large_message": case_eqds_large_message,
+         "eqds_slow_pulls": case_eqds_slow_pulls,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}
 
 

@@ -65,7 +65,7 @@ static void
 test_sender_sends_what_was_granted(void **state)
 {
 	const uint32_t len = 1 << 20;
-	uint64_t granted, pace_ns;
+	uint64_t granted, idle, pace_ns;
 	struct duo d;
 
 	(void)state;
@@ -76,16 +76,21 @@ test_sender_sends_what_was_granted(void **state)
 	assert_int_equal(d.a.tx_done_ok, 1);
 	assert_int_equal(st(&d.a)->tx_retx_pkts, 0);
 
-	granted = st(&d.b)->credit_granted_bytes;
-	print_message("granted %" PRIu64 " B in %" PRIu64 " CREDITs after %" PRIu64
-		      " requests; done at %" PRIu64 " ns\n", granted, st(&d.b)->tx_credit_pkts,
-		      st(&d.a)->tx_credit_req_pkts, d.now);
+	/* What was granted for the need; then, the sender idle, the rest of
+	 * the speculative window ahead ("slow pulls"), unused. */
+	idle = st(&d.b)->credit_idle_bytes;
+	granted = st(&d.b)->credit_granted_bytes - idle;
+	print_message("granted %" PRIu64 " B (and %" PRIu64 " B ahead) in %" PRIu64
+		      " CREDITs after %" PRIu64 " requests; done at %" PRIu64 " ns\n", granted,
+		      idle, st(&d.b)->tx_credit_pkts, st(&d.a)->tx_credit_req_pkts, d.now);
 	/* What was not granted went speculatively: at most the window. */
 	assert_true(granted <= wire_bytes(len));
 	assert_true(wire_bytes(len) - granted <= SPEC_BYTES);
 	assert_true(data_wire_sent(&d.a) <= SPEC_BYTES + granted);
+	assert_int_equal(idle, SPEC_BYTES);
 	assert_int_equal(st(&d.a)->rx_credit_pkts, st(&d.b)->tx_credit_pkts);
-	assert_int_equal(st(&d.b)->tx_credit_pkts, (granted + QUANTUM - 1) / QUANTUM);
+	assert_int_equal(st(&d.b)->tx_credit_pkts,
+			 (granted + QUANTUM - 1) / QUANTUM + (idle + QUANTUM - 1) / QUANTUM);
 	/* One request at the start, one when the first ACK ended the
 	 * speculative phase (and so raised the need). */
 	assert_true(st(&d.a)->tx_credit_req_pkts >= 1 && st(&d.a)->tx_credit_req_pkts <= 3);
@@ -134,7 +139,9 @@ test_lost_requests_and_grants(void **state)
 		      st(&d.b)->tx_credit_pkts, st(&d.a)->rx_credit_pkts, d.now);
 	assert_true(st(&d.a)->credit_retries >= 1);
 	assert_true(st(&d.a)->rx_credit_pkts < st(&d.b)->tx_credit_pkts);
-	assert_true(st(&d.b)->credit_granted_bytes <= wire_bytes(len));
+	assert_true(st(&d.b)->credit_granted_bytes - st(&d.b)->credit_idle_bytes <=
+		    wire_bytes(len));
+	assert_true(st(&d.b)->credit_idle_bytes <= SPEC_BYTES);
 	assert_true(data_wire_sent(&d.a) <= SPEC_BYTES + st(&d.b)->credit_granted_bytes);
 	duo_fini(&d);
 }
@@ -336,32 +343,125 @@ test_pacer_timing(void **state)
 /* A request for 2^31 bytes or more beyond the grant (no sender asks that:
  * its own counters compare mod 2^32 the same way) would read as behind the
  * grant and stop the pacer for that PDC; it is dropped and counted, and the
- * real need is granted in full. */
+ * real need is granted in full. Also where the receiver grants idle
+ * senders ahead (eqds): a newer need may then lie behind the grant, by at
+ * most what was granted ahead. */
+static void
+pump_b(struct duo *d, uint64_t *t)
+{
+	while (uet_ep_next_deadline(d->b.ep) != UINT64_MAX) {
+		*t = uet_ep_next_deadline(d->b.ep);
+		uet_ep_handle_timeout(d->b.ep, *t);
+		(void)credits_out(d->b.ep, *t);
+	}
+}
+
 static void
 test_need_far_ahead_dropped(void **state)
 {
-	struct uet_ep_config c;
-	struct duo d;
-	uint64_t t = 1000000;
+	(void)state;
+	for (int eqds = 0; eqds <= 1; eqds++) {
+		const uint64_t ahead = eqds ? SPEC_BYTES : 0;
+		struct uet_ep_config c;
+		struct duo d;
+		uint64_t t = 1000000;
+		uint32_t granted, need;
+
+		duo_config(&c);
+		if (eqds)
+			c.cc = uet_cc_find("eqds");
+		assert_int_equal(duo_init(&d, &c), 0);
+		req_to_b(&d, 10 * QUANTUM, t);
+		pump_b(&d, &t);
+		granted = (uint32_t)st(&d.b)->credit_granted_bytes;
+		assert_int_equal(granted, 10 * QUANTUM + ahead);
+		/* The need grows past the grant; before the pacer grants it, a
+		 * newer need (by less than 2^31) 2^31 + 100 B beyond the grant. */
+		need = granted + 2 * QUANTUM;
+		req_to_b(&d, need, t);
+		req_to_b(&d, granted + (1u << 31) + 100, t);
+		assert_int_equal(st(&d.b)->rx_malformed, 1);
+		/* The real need is granted in full, then the window ahead again. */
+		pump_b(&d, &t);
+		assert_int_equal(st(&d.b)->credit_granted_bytes, need + ahead);
+		assert_int_equal(st(&d.b)->credit_idle_bytes, 2 * ahead);
+		assert_int_equal(st(&d.b)->rx_malformed, 1);
+		duo_fini(&d);
+	}
+}
+
+/* Send message tag (len bytes) from A after an idle gap; the time from
+ * the send to its delivery at B. */
+static uint64_t
+msg_latency(struct duo *d, uint64_t tag, uint32_t len)
+{
+	uint64_t t0;
+
+	/* The duo's clock stops at the last event: move it on by hand, as
+	 * nothing is due before the limit asked for. */
+	(void)duo_run(d, d->now + 1000000);
+	d->now += 100000;
+	t0 = d->now;
+	assert_int_equal(duo_send(d, &d->a, tag, len, 0), 0);
+	while (d->b.rx[tag].done == 0) {
+		uint64_t until = d->now + 50;
+
+		assert_true(d->now < t0 + 1000000);
+		(void)duo_run(d, until);
+		if (d->b.rx[tag].done == 0 && d->now < until)
+			d->now = until;
+	}
+	assert_true(duo_msg_exact(&d->b, tag, len));
+	return d->now - t0;
+}
+
+/* Messages one at a time on one PDC, each after an idle gap. The first
+ * goes on the speculative window, the second asks for credit and waits a
+ * round trip for it. With slow pulls the receiver then grants the idle
+ * sender the speculative credit ahead, so the third and later go at once,
+ * as the first did; without, each waits a round trip like the second. */
+static void
+test_idle_sender_goes_at_once(void **state)
+{
+	const uint32_t len = 32 << 10;
+	const uint64_t rtt_ns = 2000; /* the duo's wire, both ways */
 
 	(void)state;
-	duo_config(&c);
-	assert_int_equal(duo_init(&d, &c), 0);
-	req_to_b(&d, 10 * QUANTUM, t);
-	/* Newer than the need (by less than 2^31), but 2^31 + 100 B beyond
-	 * the grant of 0. */
-	req_to_b(&d, (1u << 31) + 100, t);
-	assert_int_equal(st(&d.b)->rx_malformed, 1);
-	/* The real need grows, and all of it is granted. */
-	req_to_b(&d, 12 * QUANTUM, t);
-	while (uet_ep_next_deadline(d.b.ep) != UINT64_MAX) {
-		t = uet_ep_next_deadline(d.b.ep);
-		uet_ep_handle_timeout(d.b.ep, t);
-		(void)credits_out(d.b.ep, t);
+	for (int slow = 1; slow >= 0; slow--) {
+		struct uet_cc_eqds_cfg e = { .no_slow_pulls = !slow };
+		struct uet_ep_config c;
+		uint64_t lat[5];
+		struct duo d;
+
+		duo_config(&c);
+		c.cc = uet_cc_find("eqds");
+		c.cc_cfg = &e;
+		assert_int_equal(duo_init(&d, &c), 0);
+		for (int i = 0; i < 5; i++)
+			lat[i] = msg_latency(&d, 10 + i, len);
+		assert_true(duo_run(&d, d.now + 1000000));
+		print_message("slow pulls %s: %" PRIu64 " / %" PRIu64 " / %" PRIu64 " / %" PRIu64
+			      " / %" PRIu64 " ns; %" PRIu64 " B ahead, %" PRIu64 " CREDITs\n",
+			      slow ? "on" : "off", lat[0], lat[1], lat[2], lat[3], lat[4],
+			      st(&d.b)->credit_idle_bytes, st(&d.b)->tx_credit_pkts);
+		assert_true(lat[1] >= lat[0] + rtt_ns);
+		for (int i = 2; i < 5; i++)
+			assert_int_equal(lat[i], slow ? lat[0] : lat[1]);
+		/* Every message past the first asked (its need grew), none
+		 * had to ask twice, and the idle grants stop at the window. */
+		assert_int_equal(st(&d.a)->tx_credit_req_pkts, 4);
+		assert_int_equal(st(&d.a)->credit_retries, 0);
+		assert_int_equal(st(&d.b)->rx_malformed, 0);
+		assert_true(data_wire_sent(&d.a) <= SPEC_BYTES + st(&d.b)->credit_granted_bytes);
+		if (slow) {
+			/* Ahead: the window after the second message, and each
+			 * of the three later ones topped up again. */
+			assert_int_equal(st(&d.b)->credit_idle_bytes, SPEC_BYTES + 3 * wire_bytes(len));
+		} else {
+			assert_int_equal(st(&d.b)->credit_idle_bytes, 0);
+		}
+		duo_fini(&d);
 	}
-	assert_int_equal(st(&d.b)->credit_granted_bytes, 12 * QUANTUM);
-	assert_int_equal(st(&d.b)->rx_malformed, 1);
-	duo_fini(&d);
 }
 
 /* A CREDIT nobody asked for, or for no PDC, is dropped and counted. */
@@ -420,6 +520,7 @@ main(void)
 		cmocka_unit_test(test_unasked_credit_dropped),
 		cmocka_unit_test(test_unmoving_grant_gives_up),
 		cmocka_unit_test(test_need_far_ahead_dropped),
+		cmocka_unit_test(test_idle_sender_goes_at_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
