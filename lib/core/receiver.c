@@ -303,6 +303,22 @@ drop_created(struct uet_ep *ep, struct pdc *p, bool created, int rc)
 	return rc;
 }
 
+/* No room for the packet (a message slot, a receive window): drop it, and
+ * say so with the NACK code that names what is short. The sender then
+ * knows it is the target that is full, not the path that is dead, and
+ * does not give the PDC up for the silence (the fault swarm, seed
+ * 1416624: a message to a target whose two message slots stayed taken
+ * for 9 ms failed after 425 timeouts without backoff). */
+static int
+refuse(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h,
+       const struct uet_rx_meta *meta, bool created, uint8_t code)
+{
+	ep->st.rx_no_resources++;
+	rx_push_nack(ep, meta->src_ip, created ? 0 : p->id, h->spdcid, h->psn, code, 0, meta->ev,
+		     p->rx.max_psn1);
+	return drop_created(ep, p, created, UET_ERR_NOBUFS);
+}
+
 /* Check a data packet's semantic header against its payload. */
 static bool
 ses_valid(const struct uet_ep *ep, const struct uet_hdr *h, size_t plen)
@@ -433,14 +449,11 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 			 * later messages could take every slot while the
 			 * message at cack, which every PDC's window waits on,
 			 * can get none: a deadlock. */
-			ep->st.rx_no_resources++;
-			return drop_created(ep, p, created, UET_ERR_NOBUFS);
+			return refuse(ep, p, h, meta, created, UET_NACK_NO_SES_MSG_AVAIL);
 		}
 	}
-	if (d > 0 && !rx_window_acquire(ep, p)) {
-		ep->st.rx_no_resources++;
-		return drop_created(ep, p, created, UET_ERR_NOBUFS);
-	}
+	if (d > 0 && !rx_window_acquire(ep, p))
+		return refuse(ep, p, h, meta, created, UET_NACK_NO_BITMAP);
 	if (created)
 		ep_pdc_event(ep, p, UET_PDC_EV_OPEN, 0);
 	if (!is_ctrl && !single && m == NULL) {

@@ -1596,6 +1596,19 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_
 	return 0;
 }
 
+/* NACK codes by which a target refuses a packet of a PDC it holds for
+ * want of room that other PDCs' progress frees: a receive window
+ * (NO_BITMAP) or a reassembly slot (NO_SES_MSG_AVAIL; the last is kept for
+ * a message at a cumulative point, so the slots cannot deadlock). Not
+ * NO_PDC_AVAIL: PDC slots are shared by initiators and targets, so hosts
+ * whose tables are full of initiators waiting on each other's targets
+ * wait forever unless one gives up (the fault swarm's squeezed tables). */
+static bool
+target_busy(uint8_t code)
+{
+	return code == UET_NACK_NO_BITMAP || code == UET_NACK_NO_SES_MSG_AVAIL;
+}
+
 int
 tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *meta,
 	   uint64_t now)
@@ -1641,7 +1654,12 @@ tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta 
 	}
 	if (!trimmed) {
 		/* Resource shortage or window NACKs: let the RTO (with its
-		 * backoff) resend rather than hammer a full target. */
+		 * backoff) resend rather than hammer a full target. A target
+		 * short of room is alive: its refusals are not the silence
+		 * that max_rto_retx counts (as RDMA's receiver-not-ready is
+		 * not a transport error), so the count starts again. */
+		if (target_busy(h->nack_code))
+			p->tx.rto_fails = 0;
 		return 0;
 	}
 	if (e->flags & (TXF_ACKED | TXF_LOST))

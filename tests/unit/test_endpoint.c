@@ -1304,6 +1304,80 @@ test_rx_message_pool_full(void **state)
 	duo_fini(&d);
 }
 
+/* B's packets to the third host C go nowhere. */
+static bool
+drop_to_c(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	return a_to_b || p->meta.dst_ip != 0x0a000003;
+}
+
+/* A target short of room is alive, not a dead path: B's one message slot
+ * is held by a message whose sender (C) went silent after its first
+ * packet, until B's pdc_target_idle_ns drops it, 2 ms on. Meanwhile B
+ * refuses A's message, with a NACK that names what it lacks
+ * (NO_SES_MSG_AVAIL), and A, whose timer does not back off and gives up
+ * after 5 silent timeouts (100 us), keeps the PDC and resends until it
+ * gets in (the fault swarm's seed 1416624: two message slots taken for
+ * 9 ms). */
+static void
+test_busy_target_is_not_given_up(void **state)
+{
+	const uint32_t c_ip = 0x0a000003;
+	struct uet_ep_config c, cc;
+	struct uet_send_req r;
+	struct uet_tx_meta m;
+	struct uet_rx_meta rm = { .src_ip = c_ip, .ev = 9 };
+	static uint8_t cbuf[3 * 4096];
+	uint8_t pkt[DUO_MAX_PKT];
+	struct uet_ep *cep;
+	struct duo d;
+	int n;
+
+	(void)state;
+	duo_config(&c);
+	c.max_rx_msgs = 1;
+	c.loss_detect = UET_LOSS_NACK_RTO;
+	c.rto_ns = 20000;
+	c.rto_no_backoff = true;
+	c.max_rto_retx = 5;
+	c.probe_rtts = 0;
+	c.pdc_target_idle_ns = 2000000;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = drop_to_c;
+	/* C's first packet of a 3-packet message takes B's only slot. */
+	cc = c;
+	cc.local_ip = c_ip;
+	cc.user = NULL;
+	memset(&cc.cb, 0, sizeof(cc.cb));
+	assert_int_equal(uet_ep_create(&cc, &cep), 0);
+	memset(&r, 0, sizeof(r));
+	r.dst_ip = d.b.ip;
+	r.buf = cbuf;
+	r.len = sizeof(cbuf);
+	assert_int_equal(uet_ep_send(cep, &r, 0), 0);
+	n = uet_ep_write_pkt(cep, pkt, sizeof(pkt), &m, 0);
+	assert_true(n > 0);
+	assert_int_equal(m.kind, UET_PKT_DATA);
+	assert_int_equal(uet_ep_read_pkt(d.b.ep, &rm, pkt, (size_t)n, 0), 0);
+	uet_ep_destroy(cep);
+
+	assert_int_equal(duo_send(&d, &d.a, 72, 2 * 4096, 0), 0);
+	(void)duo_run(&d, 1000000);
+	/* Refused for 1 ms, 50 timeouts' worth: still trying. */
+	assert_true(st(&d.b)->rx_no_resources >= 10);
+	assert_true(st(&d.a)->rx_nack_pkts >= 10);
+	assert_int_equal(d.a.tx_done_err, 0);
+	assert_int_equal(d.b.rx[72].done, 0);
+	/* C's half message is dropped at 2 ms; A's gets in. */
+	assert_true(duo_run(&d, 10000000));
+	assert_true(duo_msg_exact(&d.b, 72, 2 * 4096));
+	assert_int_equal(d.a.tx_done_ok, 1);
+	assert_int_equal(d.a.tx_done_err, 0);
+	assert_true(d.now > 2000000);
+	duo_fini(&d);
+}
+
 static void
 test_tx_window_pool_wait(void **state)
 {
@@ -1666,6 +1740,7 @@ main(void)
 		cmocka_unit_test(test_full_table_keeps_timewait),
 		cmocka_unit_test(test_target_pdc_table_full),
 		cmocka_unit_test(test_rx_message_pool_full),
+		cmocka_unit_test(test_busy_target_is_not_given_up),
 		cmocka_unit_test(test_tx_window_pool_wait),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_ev_range_and_classes),
