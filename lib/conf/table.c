@@ -237,7 +237,8 @@ const struct opt opt_table[] = {
 	  .defdoc = "0 (12)",
 	  .help = "recovery episodes in a row without progress before a PDC gives up "
 		  "and fails its messages (with the RTO cap, how long a flow survives a "
-		  "dead path; a target's NACK for want of room restarts the count)" },
+		  "dead path; a target's NACK refusing a packet for want of a receive "
+		  "window or reassembly slot restarts the count)" },
 	{ .lname = "loss-detect", .sec = "transport", .key = "loss_detect", .type = T_NAME,
 	  .names = NAMES_LOSS, FLD(loss_detect), .sdef = "adaptive", .flags = F_SYM,
 	  .meta = "MODE",
