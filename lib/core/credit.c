@@ -275,22 +275,12 @@ pull_wake(struct uet_ep *ep, uint64_t now)
 		ep->pull_next_ns = now;
 }
 
-/* Append a slot to one of the pacer's FIFOs (max_pdcs long: a PDC is in
- * each at most once, by its flag). */
-static void
-fifo_push(uint32_t *q, uint32_t head, uint32_t *len, uint32_t n, uint32_t slot)
-{
-	assert(*len < n);
-	q[(head + *len) % n] = slot;
-	(*len)++;
-}
-
 static void
 pull_enqueue(struct uet_ep *ep, struct pdc *p)
 {
 	if (p->rx.in_pull)
 		return;
-	fifo_push(ep->pull_q, ep->pull_head, &ep->pull_len, ep->cfg.max_pdcs, p->slot);
+	slot_fifo_push(ep->pull_q, ep->pull_head, &ep->pull_len, ep->cfg.max_pdcs, p->slot);
 	p->rx.in_pull = 1;
 }
 
@@ -313,7 +303,7 @@ idle_enqueue(struct uet_ep *ep, struct pdc *p)
 {
 	if (p->rx.in_idle || ahead(p) >= ep->idle_credit)
 		return;
-	fifo_push(ep->idle_q, ep->idle_head, &ep->idle_len, ep->cfg.max_pdcs, p->slot);
+	slot_fifo_push(ep->idle_q, ep->idle_head, &ep->idle_len, ep->cfg.max_pdcs, p->slot);
 	p->rx.in_idle = 1;
 }
 

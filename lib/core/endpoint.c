@@ -198,11 +198,9 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 	if (cfg->cc->idle_credit != NULL) {
 		/* As a receiver: what this endpoint's own CC would give a new
 		 * PDC to start on (the senders are configured alike). */
-		struct uet_cc_params cp = { .mss_bytes = UET_DATA_HDR_LEN + cfg->mss_bytes,
-					    .base_rtt_ns = cfg->base_rtt_ns,
-					    .link_bps = cfg->link_bps,
-					    .cfg = cfg->cc_cfg };
+		struct uet_cc_params cp;
 
+		ep_cc_params(ep, &cp);
 		ep->idle_credit = cfg->cc->idle_credit(&cp);
 	}
 	if (ep->idle_credit > 0)

@@ -8,6 +8,7 @@
  * Nothing here is public API.
  */
 
+#include <assert.h>
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -442,6 +443,27 @@ static inline uint32_t
 ent_bytes(const struct tx_ent *e)
 {
 	return (e->flags & TXF_CLOSE) ? UET_PDS_CTRL_LEN : UET_DATA_HDR_LEN + e->len;
+}
+
+/* The parameters every PDC's congestion controller starts from; also what
+ * a receiver's pull pacer asks its CC (idle_credit). */
+static inline void
+ep_cc_params(const struct uet_ep *ep, struct uet_cc_params *cp)
+{
+	cp->mss_bytes = UET_DATA_HDR_LEN + ep->mss;
+	cp->base_rtt_ns = ep->cfg.base_rtt_ns;
+	cp->link_bps = ep->cfg.link_bps;
+	cp->cfg = ep->cfg.cc_cfg;
+}
+
+/* Append slot to a FIFO ring of PDC slots (cap entries, len from head;
+ * a PDC is in a ring at most once, by its own flag, so it never fills). */
+static inline void
+slot_fifo_push(uint32_t *q, uint32_t head, uint32_t *len, uint32_t cap, uint32_t slot)
+{
+	assert(*len < cap);
+	q[(head + *len) % cap] = slot;
+	(*len)++;
 }
 
 /* Drop slot from a FIFO ring of PDC slots (cap entries, len from head),

@@ -276,8 +276,7 @@ win_acquire(struct uet_ep *ep, struct pdc *p)
 		uint32_t n = ep->cfg.max_pdcs;
 
 		p->tx.waiting_win = 1;
-		ep->txw_wait[(ep->txw_wait_head + ep->txw_wait_len) % n] = p->slot;
-		ep->txw_wait_len++;
+		slot_fifo_push(ep->txw_wait, ep->txw_wait_head, &ep->txw_wait_len, n, p->slot);
 		ep->st.tx_window_waits++;
 	}
 	return false;
@@ -419,10 +418,7 @@ tx_open(struct uet_ep *ep, uint32_t dst_ip, uint16_t stream, uint64_t now, int *
 	lp.cfg = ep->cfg.lb_cfg;
 	rc = ep->cfg.lb->init(pdc_lb(ep, p), &lp, &ep->rng);
 	if (rc == 0) {
-		cp.mss_bytes = full_pkt_bytes(ep);
-		cp.base_rtt_ns = ep->cfg.base_rtt_ns;
-		cp.link_bps = ep->cfg.link_bps;
-		cp.cfg = ep->cfg.cc_cfg;
+		ep_cc_params(ep, &cp);
 		rc = ep->cfg.cc->init(pdc_cc(ep, p), &cp);
 	}
 	if (rc < 0) {
