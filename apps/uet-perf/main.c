@@ -578,6 +578,11 @@ workload_spec(struct app *a, char *err, size_t errlen)
 		p->wl.root = 0;
 		p->wl.fanin = p->nranks - 1;
 	}
+	/* perftest's latency tests: the client sends the first ping (to the
+	 * server, rank 0: conf_finalize allows one client). */
+	if ((o->mode == UET_PERF_MODE_CLIENT || o->mode == UET_PERF_MODE_SERVER) &&
+	    p->wl.pattern == UET_WL_PINGPONG)
+		p->wl.root = 1;
 	return 0;
 }
 

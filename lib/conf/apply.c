@@ -295,6 +295,9 @@ conf_finalize(struct uet_perf_opts *o, char *err, size_t n)
 
 	if (o->mode != UET_PERF_MODE_SERVER && conf_is_set(o, "clients"))
 		return fail(err, n, "%s: needs --server", WHERE(conf_row("clients")));
+	if (o->mode == UET_PERF_MODE_SERVER && o->clients > 1 && strcmp(o->pattern, "pingpong") == 0)
+		return fail(err, n, "%s: a ping-pong runs between the server and one client, "
+			    "not %u", WHERE(conf_row("clients")), o->clients);
 	if (o->port_series[0] != '\0') {
 		struct sim_series_sel *sel = malloc(sizeof(*sel));
 		char why[256];
@@ -313,7 +316,8 @@ conf_finalize(struct uet_perf_opts *o, char *err, size_t n)
 			    "--lb ops", WHERE(conf_row("lb")));
 	if (o->duration_s > 0 &&
 	    (strcmp(o->pattern, "ring-allreduce") == 0 ||
-	     strcmp(o->pattern, "butterfly-allreduce") == 0 || strcmp(o->pattern, "cm") == 0))
+	     strcmp(o->pattern, "butterfly-allreduce") == 0 || strcmp(o->pattern, "cm") == 0 ||
+	     strcmp(o->pattern, "pingpong") == 0))
 		return fail(err, n, "%s: pattern '%s' runs a fixed number of iterations "
 			    "(--iters), not a duration", WHERE(conf_row("duration")), o->pattern);
 

@@ -8,7 +8,7 @@
 const char *const uet_perf_patterns[] = {
 	"pair", "permutation", "tornado", "incast", "outcast", "alltoall",
 	"bisection", "ring-allreduce", "butterfly-allreduce", "websearch", "cm",
-	NULL,
+	"pingpong", NULL,
 };
 
 const char *const uet_perf_loss_detect[] = { "adaptive", "nack-rto", NULL };

@@ -7,6 +7,7 @@
  * the timeline grows by doubling, so a run allocates O(log bins) times.
  */
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -641,6 +642,23 @@ cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sorts v[0..n-1] and fills *out (zeroed first). */
+static void
+summarize(uint64_t *v, size_t n, uint64_t sum, struct uet_meas_fct *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	out->count = n;
+	out->min_ns = v[0];
+	out->max_ns = v[n - 1];
+	out->mean_ns = sum / n;
+	out->p50_ns = uet_meas_percentile(v, n, 50000);
+	out->p99_ns = uet_meas_percentile(v, n, 99000);
+	out->p999_ns = uet_meas_percentile(v, n, 99900);
+}
+
 static int
 fct_summary(const struct uet_meas *m, bool recv, struct uet_meas_fct *out)
 {
@@ -674,15 +692,43 @@ fct_summary(const struct uet_meas *m, bool recv, struct uet_meas_fct *out)
 		}
 	}
 summary:
-	if (n > 0) {
-		qsort(v, n, sizeof(*v), cmp_u64);
-		out->count = n;
-		out->min_ns = v[0];
-		out->max_ns = v[n - 1];
-		out->mean_ns = sum / n;
-		out->p50_ns = uet_meas_percentile(v, n, 50000);
-		out->p99_ns = uet_meas_percentile(v, n, 99000);
-		out->p999_ns = uet_meas_percentile(v, n, 99900);
+	summarize(v, n, sum, out);
+	free(v);
+	return 0;
+}
+
+int
+uet_meas_rtt(const struct uet_meas *m, const uint32_t *out_flow, const uint32_t *back_flow,
+	     size_t n_pairs, struct uet_meas_rtt *out)
+{
+	uint64_t *v, sum = 0;
+	double sq = 0, mean;
+	size_t i, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (m == NULL || (n_pairs > 0 && (out_flow == NULL || back_flow == NULL)))
+		return UET_ERR_INVAL;
+	v = malloc((n_pairs ? n_pairs : 1) * sizeof(*v));
+	if (v == NULL)
+		return UET_ERR_NOMEM;
+	for (i = 0; i < n_pairs; i++) {
+		struct uet_meas_flow_rec o, b;
+
+		if (uet_meas_flow_get(m, out_flow[i], &o) != 0 ||
+		    uet_meas_flow_get(m, back_flow[i], &b) != 0 || o.status != UET_MEAS_OK ||
+		    b.status != UET_MEAS_OK || o.submit_ns == UET_MEAS_NO_TIME ||
+		    b.recv_done_ns == UET_MEAS_NO_TIME || b.recv_done_ns < o.submit_ns)
+			continue;
+		v[n] = b.recv_done_ns - o.submit_ns;
+		sum += v[n++];
+	}
+	summarize(v, n, sum, &out->rtt);
+	if (n > 1) {
+		mean = (double)sum / (double)n;
+		for (i = 0; i < n; i++)
+			sq += ((double)v[i] - mean) * ((double)v[i] - mean);
+		/* The sample's, as perftest's t_stdev. */
+		out->stdev_ns = (uint64_t)(sqrt(sq / (double)(n - 1)) + 0.5);
 	}
 	free(v);
 	return 0;

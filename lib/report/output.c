@@ -254,10 +254,46 @@ write_csv(const struct uet_out *o, const char *what, const struct uet_meas *m,
 	return 0;
 }
 
+/* Patterns whose runs make a perftest table row each (a sweep: one table). */
+static bool
+perftest_rows(enum uet_wl_pattern p)
+{
+	return p == UET_WL_PAIR || p == UET_WL_PINGPONG;
+}
+
+/* A ping-pong's round trips: each pong (step 1) answers the flow before it
+ * (workload.h). 0 or UET_ERR_NOMEM. */
+static int
+pingpong_rtt(const struct uet_meas *m, const struct uet_wl *wl, struct uet_meas_rtt *out)
+{
+	uint32_t *ping = malloc((wl->nflows / 2 + 1) * sizeof(*ping));
+	uint32_t *pong = malloc((wl->nflows / 2 + 1) * sizeof(*pong));
+	size_t n = 0;
+	uint32_t i;
+	int rc;
+
+	if (ping == NULL || pong == NULL) {
+		free(ping);
+		free(pong);
+		return UET_ERR_NOMEM;
+	}
+	for (i = 1; i < wl->nflows; i++) {
+		if (wl->flows[i].step != 1)
+			continue;
+		ping[n] = i - 1;
+		pong[n++] = i;
+	}
+	rc = uet_meas_rtt(m, ping, pong, n, out);
+	free(ping);
+	free(pong);
+	return rc;
+}
+
 static void
-tables(struct uet_out *o, const struct uet_meas *m, const struct uet_report_coll *coll,
+tables(struct uet_out *o, const struct uet_meas *m, const struct uet_report_info *info,
        uint64_t size_bytes, uint64_t end_ns)
 {
+	const struct uet_report_coll *coll = info->coll;
 	uint64_t checked, bad;
 
 	uet_meas_verify_get(m, &checked, &bad);
@@ -265,6 +301,12 @@ tables(struct uet_out *o, const struct uet_meas *m, const struct uet_report_coll
 		if (!o->header_done)
 			uet_report_coll_header(stdout);
 		uet_report_coll_row(stdout, coll, bad);
+	} else if (o->cfg.pattern == UET_WL_PINGPONG && info->rtt != NULL) {
+		if (!o->header_done)
+			uet_report_lat_header(stdout);
+		uet_report_lat_row(stdout, size_bytes, info->rtt);
+		if (!o->cfg.sweep)
+			uet_report_perftest_footer(stdout);
 	} else if (o->cfg.pattern == UET_WL_PAIR) {
 		if (!o->header_done)
 			uet_report_perftest_header(stdout);
@@ -276,7 +318,7 @@ tables(struct uet_out *o, const struct uet_meas *m, const struct uet_report_coll
 	}
 	o->header_done = true;
 	/* A sweep's rows stay a table; a single run gets the details. */
-	if (!o->cfg.sweep || (coll == NULL && o->cfg.pattern != UET_WL_PAIR))
+	if (!o->cfg.sweep || (coll == NULL && !perftest_rows(o->cfg.pattern)))
 		uet_report_summary(stdout, m, end_ns);
 	fflush(stdout);
 }
@@ -295,6 +337,7 @@ uet_out_result_extra(struct uet_out *o, const struct uet_meas *m, const struct u
 {
 	struct uet_report_info info;
 	struct uet_report_coll coll;
+	struct uet_meas_rtt rtt;
 	json_t *rep;
 
 	/* end_ns is relative to the run's start; the reports take times on
@@ -313,9 +356,16 @@ uet_out_result_extra(struct uet_out *o, const struct uet_meas *m, const struct u
 			       (o->cfg.iterations ? o->cfg.iterations : 1);
 		info.coll = &coll;
 	}
+	if (wl->pattern == UET_WL_PINGPONG) {
+		if (pingpong_rtt(m, wl, &rtt) != 0) {
+			snprintf(err, errlen, "out of memory for the round trips");
+			return -1;
+		}
+		info.rtt = &rtt;
+	}
 	o->runs++;
 	if (o->cfg.tables)
-		tables(o, m, info.coll, size_bytes, end_ns);
+		tables(o, m, &info, size_bytes, end_ns);
 	if (o->stream_f != NULL) {
 		if (uet_report_stream_end(&o->stream, m, &info, end_ns) != 0 ||
 		    (error != NULL && uet_report_stream_error(&o->stream, error) != 0)) {
@@ -342,8 +392,7 @@ uet_out_close(struct uet_out *o, char *err, size_t errlen)
 {
 	int rc = 0;
 
-	if (o->cfg.tables && o->header_done && o->cfg.sweep && o->cfg.pattern == UET_WL_PAIR &&
-	    coll_op(o->cfg.pattern) == NULL)
+	if (o->cfg.tables && o->header_done && o->cfg.sweep && perftest_rows(o->cfg.pattern))
 		uet_report_perftest_footer(stdout);
 	if (o->stream_f == NULL && o->cfg.json_path != NULL && o->runs > 0) {
 		/* One run: its report; a sweep: the array of them. */

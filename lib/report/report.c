@@ -418,6 +418,22 @@ coll_json(const struct uet_report_coll *c, uint64_t wrong)
 			 "wrong", jint(wrong));
 }
 
+/* end.latency: the round trips (ns) and, as perftest's latency tests
+ * print, the one-way latency taken as half of each. */
+static json_t *
+latency_json(const struct uet_meas_rtt *r)
+{
+	json_t *rtt = fct_json(&r->rtt);
+
+	if (rtt == NULL || put(rtt, "stdev_ns", r->rtt.count ? jint(r->stdev_ns) : json_null()) != 0) {
+		json_decref(rtt);
+		return NULL;
+	}
+	return json_pack("{s:o,s:o,s:o,s:o}", "round_trips", jint(r->rtt.count), "rtt", rtt,
+			 "one_way_p50_ns", r->rtt.count ? jint(r->rtt.p50_ns / 2) : json_null(),
+			 "one_way_mean_ns", r->rtt.count ? jint(r->rtt.mean_ns / 2) : json_null());
+}
+
 static json_t *
 end_json(const struct uet_meas *m, const struct uet_report_info *info,
 	 uint64_t end_ns)
@@ -460,6 +476,10 @@ end_json(const struct uet_meas *m, const struct uet_report_info *info,
 				       "events_full", jint(b->events_full)));
 	if (end != NULL && info && info->coll &&
 	    put(end, "collective", coll_json(info->coll, bad)) != 0) {
+		json_decref(end);
+		return NULL;
+	}
+	if (end != NULL && info && info->rtt && put(end, "latency", latency_json(info->rtt)) != 0) {
 		json_decref(end);
 		return NULL;
 	}
@@ -781,16 +801,23 @@ us(uint64_t ns)
 	"-----------------------------------------------------------------" \
 	"-----------------------------------------------------------------\n"
 
-int
-uet_report_perftest_header(FILE *f)
+/* perftest's opening: the result line, then the column names. */
+static int
+perftest_header(FILE *f, const char *columns)
 {
 	if (f == NULL)
 		return UET_ERR_INVAL;
 	fputs(RESULT_LINE, f);
-	fputs(" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
-	      "   MsgRate[Mpps]   FCT p50[usec]   p99[usec]   p99.9[usec]"
-	      "   max[usec]\n", f);
+	fputs(columns, f);
 	return ferror(f) ? UET_ERR_INVAL : 0;
+}
+
+int
+uet_report_perftest_header(FILE *f)
+{
+	return perftest_header(f, " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
+				  "   MsgRate[Mpps]   FCT p50[usec]   p99[usec]   p99.9[usec]"
+				  "   max[usec]\n");
 }
 
 int
@@ -854,6 +881,30 @@ uet_report_perftest_row(FILE *f, const struct uet_meas *m)
 		   " %-15.3f %-11.3f %-13.3f %.3f\n",
 		ok ? bytes / ok : 0, ok, peak_gbps, avg_gbps, mpps,
 		us(fct.p50_ns), us(fct.p99_ns), us(fct.p999_ns), us(fct.max_ns));
+	return ferror(f) ? UET_ERR_INVAL : 0;
+}
+
+int
+uet_report_lat_header(FILE *f)
+{
+	return perftest_header(f, " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
+				  "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]"
+				  "   99.9% percentile[usec]\n");
+}
+
+int
+uet_report_lat_row(FILE *f, uint64_t size_bytes, const struct uet_meas_rtt *r)
+{
+	const struct uet_meas_fct *t;
+
+	if (f == NULL || r == NULL)
+		return UET_ERR_INVAL;
+	t = &r->rtt;
+	/* Half of each round trip: perftest's one-way convention. */
+	fprintf(f, " %-6" PRIu64 " %-10" PRIu64 "  %-13.3f  %-12.3f %-18.3f %-16.3f %-15.3f"
+		   " %-22.3f %.3f\n",
+		size_bytes, t->count, us(t->min_ns) / 2, us(t->max_ns) / 2, us(t->p50_ns) / 2,
+		us(t->mean_ns) / 2, us(r->stdev_ns) / 2, us(t->p99_ns) / 2, us(t->p999_ns) / 2);
 	return ferror(f) ? UET_ERR_INVAL : 0;
 }
 

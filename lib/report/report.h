@@ -321,6 +321,19 @@ void uet_meas_verify_get(const struct uet_meas *m, uint64_t *checked_msgs,
  * uet_meas_fct_recv: the receivers' (fct_recv_ns; none for streams). */
 int uet_meas_fct(const struct uet_meas *m, struct uet_meas_fct *out);
 int uet_meas_fct_recv(const struct uet_meas *m, struct uet_meas_fct *out);
+/* Round trips of a ping-pong: for each pair i whose two flows are ok and
+ * whose times are known here, rtt = recv_done(back_flow[i]) -
+ * submit(out_flow[i]) (the answer back at the first message's sender,
+ * since it was handed to the transport). The summary (nearest-rank
+ * percentiles, as struct uet_meas_fct) and the sample standard deviation
+ * (n - 1; 0 below two round trips). 0, UET_ERR_INVAL (NULL arrays) or
+ * UET_ERR_NOMEM. */
+struct uet_meas_rtt {
+	struct uet_meas_fct rtt;
+	uint64_t stdev_ns;
+};
+int uet_meas_rtt(const struct uet_meas *m, const uint32_t *out_flow, const uint32_t *back_flow,
+		 size_t n_pairs, struct uet_meas_rtt *out);
 /* The run succeeded at this process's flows: none failed and, unless the
  * flows are streams (which end with the run), none is still pending. */
 bool uet_meas_flows_ok(const struct uet_meas *m);
@@ -367,6 +380,7 @@ struct uet_report_info {
 	 * ev_count, bin_ns, interval_ns (replacing keys of the same name). */
 	const json_t *test_start;
 	const struct uet_report_coll *coll; /* end.collective */
+	const struct uet_meas_rtt *rtt;     /* end.latency (a ping-pong) */
 	const char *error;       /* top-level "error" */
 	/* end.<extra_key>: a caller's object, deep-copied (uet-sim's fabric
 	 * counters). */
@@ -434,6 +448,12 @@ int uet_report_perftest(FILE *f, const struct uet_meas *m);
 int uet_report_perftest_header(FILE *f);
 int uet_report_perftest_row(FILE *f, const struct uet_meas *m);
 int uet_report_perftest_footer(FILE *f);
+/* perftest's latency tests (ib_send_lat): " #bytes #iterations t_min
+ * t_max t_typical t_avg t_stdev 99% 99.9% percentile" in usec, each half
+ * the round trip (t_typical the median); the closing line is
+ * uet_report_perftest_footer()'s. */
+int uet_report_lat_header(FILE *f);
+int uet_report_lat_row(FILE *f, uint64_t size_bytes, const struct uet_meas_rtt *r);
 int uet_report_coll_header(FILE *f);
 int uet_report_coll_row(FILE *f, const struct uet_report_coll *c,
 			uint64_t wrong);

@@ -4,7 +4,8 @@
  * template (flows 0..T-1 with their deps), then copied for iterations
  * 1..K-1 with the deps that chain iterations back to back. Every dep is
  * chosen so that the flow's own source sees the event it waits for (see
- * workload.h): a process running some ranks needs no global view.
+ * workload.h): a process running some ranks needs no global view. A
+ * ping-pong is generated round by round instead.
  */
 #define UET_WORKLOAD_INTERNAL
 #include "workload/workload.h"
@@ -30,6 +31,7 @@ static const char *const pattern_names[] = {
 	[UET_WL_BUTTERFLY_ALLREDUCE] = "butterfly_allreduce",
 	[UET_WL_WEBSEARCH] = "websearch",
 	[UET_WL_CM] = "cm",
+	[UET_WL_PINGPONG] = "pingpong",
 };
 #define NPATTERNS (sizeof(pattern_names) / sizeof(pattern_names[0]))
 
@@ -617,6 +619,32 @@ gen_websearch(struct gen *g)
 	return 0;
 }
 
+/* Every round of every chain (see workload.h): no template to expand, as
+ * a round waits on the previous round's pong, not on a send. */
+static int
+gen_pingpong(struct gen *g, uint32_t iters)
+{
+	uint32_t root = g->s->root, peer = (root + 1) % g->hosts, k, c, ping;
+	int rc = 0;
+
+	for (k = 0; k < iters && rc == 0; k++) {
+		for (c = 0; c < g->streams && rc == 0; c++) {
+			ping = g->b->wl->nflows;
+			if ((rc = emit(g, root, peer, g->s->size_bytes, 0, c, 0)) < 0)
+				break;
+			g->b->wl->flows[ping].iteration = k;
+			/* The previous round's pong of this chain. */
+			if (k > 0 && (rc = dep(g, ping - 2 * g->streams + 1, UET_WL_ON_RECV_DONE)) < 0)
+				break;
+			if ((rc = emit(g, peer, root, g->s->size_bytes, 0, c, 1)) < 0)
+				break;
+			g->b->wl->flows[ping + 1].iteration = k;
+			rc = dep(g, ping, UET_WL_ON_RECV_DONE);
+		}
+	}
+	return rc;
+}
+
 static int
 gen_template(struct gen *g)
 {
@@ -656,6 +684,7 @@ gen_template(struct gen *g)
 	case UET_WL_WEBSEARCH:
 		return gen_websearch(g);
 	case UET_WL_CM:
+	case UET_WL_PINGPONG:
 		break;
 	}
 	return UET_ERR_INVAL;
@@ -834,6 +863,8 @@ template_flows(const struct uet_wl_spec *s, uint32_t streams, uint32_t fanin)
 	switch (s->pattern) {
 	case UET_WL_PAIR:
 		return streams;
+	case UET_WL_PINGPONG:
+		return smul(2, streams);
 	case UET_WL_INCAST:
 	case UET_WL_OUTCAST:
 		return smul(fanin, streams);
@@ -934,9 +965,13 @@ uet_wl_build(const struct uet_wl_spec *s, struct uet_wl **out, char *err, size_t
 				  .fanin = fanin, .err = err, .errlen = errlen };
 		if (is_collective(s->pattern))
 			b.wl->coll_bytes = s->size_bytes;
-		rc = gen_template(&g);
-		if (rc == 0)
-			rc = expand(&g, iters);
+		if (s->pattern == UET_WL_PINGPONG) {
+			rc = gen_pingpong(&g, iters);
+		} else {
+			rc = gen_template(&g);
+			if (rc == 0)
+				rc = expand(&g, iters);
+		}
 		if (rc == UET_ERR_NOMEM)
 			uet_wl_errf(err, errlen, "out of memory");
 	}

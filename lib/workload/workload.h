@@ -45,11 +45,12 @@ enum uet_wl_pattern {
 	UET_WL_BUTTERFLY_ALLREDUCE,
 	UET_WL_WEBSEARCH,
 	UET_WL_CM,
+	UET_WL_PINGPONG,
 };
 
 /* "pair", "permutation", "tornado", "incast", "outcast", "alltoall",
- * "bisection", "ring_allreduce", "butterfly_allreduce", "websearch", "cm";
- * "?" for a value outside the enum. */
+ * "bisection", "ring_allreduce", "butterfly_allreduce", "websearch", "cm",
+ * "pingpong"; "?" for a value outside the enum. */
 const char *uet_wl_pattern_name(enum uet_wl_pattern p);
 /* Exact names above. 0, or UET_ERR_INVAL (unknown name or NULL). */
 int uet_wl_pattern_parse(const char *name, enum uet_wl_pattern *out);
@@ -99,13 +100,23 @@ int uet_wl_pattern_parse(const char *name, enum uet_wl_pattern *out);
  *               own connection, as in htsim: the n-th line from S to D
  *               has stream n (n < UET_WL_MAX_STREAMS). streams and
  *               iterations must be 0 or 1.
+ * pingpong      root -> peer = (root+1)%hosts, then peer -> root, K =
+ *               iterations round trips, on each of `streams` streams
+ *               independently (a chain per stream): the ping of round k
+ *               depends on RECV_DONE of round k-1's pong at root, the pong
+ *               on RECV_DONE of its ping at peer, so one message is in
+ *               flight per chain (parallel is ignored). Flows are emitted
+ *               per round, per stream, ping then pong: a pong's id is its
+ *               ping's + 1; step is 0 for a ping, 1 for a pong. The round
+ *               trip is the pong's RECV_DONE at root minus the ping's start.
  *
- * iterations = K > 1 repeats the pattern back to back: the first flow of a
- * (src, dst, stream) in iteration k+1 depends on SEND_DONE of its last flow
- * in iteration k (pair, permutation, tornado, incast, outcast, bisection:
- * in iteration k+1-parallel when parallel > 1, so a stream keeps
- * `parallel` messages in flight); for collectives the first step of rank i in iteration
- * k+1 also depends on RECV_DONE of the last step into i in iteration k.
+ * iterations = K > 1 repeats the pattern back to back (pingpong: see
+ * above): the first flow of a (src, dst, stream) in iteration k+1 depends
+ * on SEND_DONE of its last flow in iteration k (pair, permutation,
+ * tornado, incast, outcast, bisection: in iteration k+1-parallel when
+ * parallel > 1, so a stream keeps `parallel` messages in flight); for
+ * collectives the first step of rank i in iteration k+1 also depends on
+ * RECV_DONE of the last step into i in iteration k.
  */
 struct uet_wl_spec {
 	enum uet_wl_pattern pattern;
@@ -115,7 +126,7 @@ struct uet_wl_spec {
 	uint32_t iterations;  /* repeat back to back; 0 = 1 */
 	uint64_t seed;        /* permutation and websearch draws */
 	uint32_t fanin;       /* incast N:1 / outcast 1:N: N; 0 = hosts-1 */
-	uint32_t root;        /* incast dst / outcast src / pair src; < hosts */
+	uint32_t root;        /* incast dst / outcast src / pair and pingpong src; < hosts */
 	uint32_t parallel;    /* alltoall: flows in flight per source (0 =
 			       * unlimited); point-to-point patterns: messages
 			       * in flight per stream across iterations (0 = 1) */

@@ -643,6 +643,12 @@ test_cli_errors(void **state)
 	cli_fails("option '--duration': pattern 'ring-allreduce' runs a fixed number of "
 		  "iterations", "--endpoint", "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5",
 		  "--pattern", "ring-allreduce", "--duration", "2", NULL);
+	cli_fails("option '--duration': pattern 'pingpong' runs a fixed number of iterations",
+		  "--endpoint", "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5", "--pattern", "pingpong",
+		  "-D", "1", NULL);
+	cli_fails("option '--clients': a ping-pong runs between the server and one client, "
+		  "not 2", "--server", "--endpoint", "ip=1.2.3.4", "--clients", "2", "--pattern",
+		  "pingpong", NULL);
 	/* endpoint and neighbor specs */
 	cli_fails("option '--endpoint': missing field 'ip'", "--endpoint", "port=1", NULL);
 	cli_fails("option '--endpoint': unknown field 'control' (one of: ip, mac, port, queue, gw)",
@@ -817,6 +823,8 @@ test_ini_errors(void **state)
 	/* cross-option errors name the file and line */
 	ini_fails("[workload]\niters = 5\nduration_s = 1\n",
 		  "3: key 'workload.duration_s': excludes 'workload.iters' (line 2)");
+	ini_fails("[mode]\nserver = yes\nclients = 3\n[workload]\npattern = pingpong\n",
+		  "3: key 'mode.clients': a ping-pong runs between the server and one client, not 3");
 	ini_fails("[mode]\nserver = yes\nclient = 10.0.0.1\n",
 		  "3: key 'mode.client': excludes 'mode.server' (line 2)");
 	ini_fails("[workload]\npattern = cm\n", "2: key 'workload.pattern': pattern 'cm' needs");

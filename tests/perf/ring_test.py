@@ -227,6 +227,8 @@ def case_bad_input(exe, tmp):
     bad_input(exe, endpoints(3) + ["--pattern", "bisection"], "odd", tmp)
     bad_input(exe, endpoints(3) + ["--pattern", "ring-allreduce", "--duration", "1"],
               "option '--duration'", tmp)
+    bad_input(exe, endpoints(2) + ["--pattern", "pingpong", "--duration", "1"],
+              "option '--duration': pattern 'pingpong' runs a fixed number", tmp)
     bad_input(exe, endpoints(2) + ["--endpoint", "ip=10.0.0.9,gw=10.0.0.1"],
               "option '--endpoint': field 'gw' needs", tmp)
     # Output that could not be written is found before the run, not after.
@@ -369,6 +371,36 @@ def case_sweep(exe, tmp):
     rows = [l.split() for l in out.splitlines() if l.strip()[:1].isdigit()]
     assert [int(r[0]) for r in rows] == [4096, 16384, 65536], out
     assert all(int(r[1]) == 20 for r in rows), out
+
+
+def case_pingpong(exe, tmp):
+    # perftest's latency test: each message waits for the other's arrival,
+    # so a round trip holds two one-way deliveries, each at least the
+    # quickest message's receiver FCT; the table prints half round trips.
+    n, size = 300, 4096
+    rep, out = run(exe, endpoints(2) + ["--pattern", "pingpong", "--size", str(size),
+                                        "--iters", str(n), "--verify"], tmp, "pingpong")
+    end = check_common(rep, 2 * n, 2 * n * size)
+    lat = need(end, "latency")
+    rtt = lat["rtt"]
+    assert lat["round_trips"] == n and rtt["count"] == n, lat
+    assert 2 * end["fct_recv"]["min_ns"] <= rtt["min_ns"] <= rtt["p50_ns"] <= rtt["max_ns"], \
+        (rtt, end["fct_recv"])
+    assert lat["one_way_p50_ns"] == rtt["p50_ns"] // 2 and rtt["stdev_ns"] >= 0, lat
+    flows = end["flows"]
+    assert all((f["src"], f["dst"]) == ((0, 1) if i % 2 == 0 else (1, 0))
+               for i, f in enumerate(flows)), flows[:4]
+    assert out.count("t_typical[usec]") == 1, out
+    row = [l.split() for l in out.splitlines() if l.strip()[:1].isdigit()][0]
+    assert int(row[0]) == size and int(row[1]) == n, row
+    assert abs(float(row[4]) * 1000 - lat["one_way_p50_ns"]) <= 1, (row, lat)
+    # A sweep (-b/-e/-f): one table, a row per size.
+    rep, out = run(exe, endpoints(2) + ["--pattern", "pingpong", "-b", "2", "-e", "32K",
+                                        "-f", "16", "--iters", "50"], tmp, "ppsweep")
+    assert [r["end"]["latency"]["round_trips"] for r in rep] == [50] * 4, rep
+    rows = [l.split() for l in out.splitlines() if l.strip()[:1].isdigit()]
+    assert [int(r[0]) for r in rows] == [2, 32, 512, 8192], out
+    assert out.count("t_typical[usec]") == 1, out
 
 
 def case_collective_sweep(exe, tmp):
@@ -577,7 +609,7 @@ CASES = {"pair": case_pair, "bad_input": case_bad_input, "telemetry": case_telem
          "sigint": case_sigint, "permutation": case_permutation, "incast": case_incast,
          "incast_eqds": case_incast_eqds,
          "allreduce": case_allreduce, "duration": case_duration,
-         "two_lcores": case_two_lcores, "sweep": case_sweep,
+         "two_lcores": case_two_lcores, "sweep": case_sweep, "pingpong": case_pingpong,
          "collective_sweep": case_collective_sweep, "json_stream": case_json_stream,
          "csv_exec": case_csv_exec, "fail_ev": case_fail_ev, "pdc_close": case_pdc_close,
          "many_streams": case_many_streams, "all_dead": case_all_dead, "pcap": case_pcap,

@@ -3,7 +3,7 @@
 # uet-perf between processes over net_af_packet, in network namespaces
 # created here (the control channel over the kernel's TCP on the same
 # veths, ARP between the DPDK endpoints):
-#   1. a --server and a --client on a veth pair;
+#   1. a --server and a --client on a veth pair, bulk and ping-pong;
 #   2. one --server with --clients 2 on a Linux bridge (incast 2:1);
 #   3. a --hosts run of three processes, ranks from OMPI_COMM_WORLD_RANK;
 #   4. the server killed mid-run: the client still reports, exit 1; the
@@ -86,6 +86,45 @@ assert end["verify"] == {"checked_msgs": 4, "bad_msgs": 0}, end["verify"]
 assert end["fct"]["count"] == 4
 print("ok: 4 x 1 MiB client -> server over af_packet/veth, goodput %.2f Gb/s"
       % (end["goodput_bps"] / 1e9))
+EOF
+# A ping-pong between the two processes (perftest's ib_send_lat): the client
+# sends first, the server answers each ping; the client's report holds the
+# round trips, the latency table half of each.
+ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
+	--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
+	--server --endpoint port=0,ip=10.77.0.1 --pattern pingpong --size 64 --iters 200 \
+	--verify >"$TMP/pserver.txt" 2>&1 &
+SRV_PID=$!
+rc=0
+ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
+	--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
+	--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 --pattern pingpong --size 64 \
+	--iters 200 --verify --json "$TMP/pclient.json" >"$TMP/pclient.txt" 2>&1 || rc=$?
+src=0
+wait "$SRV_PID" || src=$?
+SRV_PID=""
+if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ] || ! grep -q "t_typical" "$TMP/pclient.txt"; then
+	echo "FAIL: ping-pong: client exit $rc, server exit $src"
+	cat "$TMP/pclient.txt" "$TMP/pserver.txt"
+	exit 1
+fi
+python3 - "$TMP/pclient.json" <<'EOF'
+import json, sys
+end = json.load(open(sys.argv[1]))["end"]
+flows = end["flows"]
+assert len(flows) == 400 and all(f["status"] == "ok" for f in flows), len(flows)
+assert all((f["src"], f["dst"]) == ((1, 0) if i % 2 == 0 else (0, 1))
+           for i, f in enumerate(flows)), flows[:2]
+assert end["verify"] == {"checked_msgs": 400, "bad_msgs": 0}, end["verify"]
+lat = end["latency"]
+assert lat["round_trips"] == 200, lat
+# Both ends of a round trip are on the client's clock; a receiver's FCT
+# here mixes two processes' clocks, so it bounds nothing.
+rtt = lat["rtt"]
+assert 0 < rtt["min_ns"] <= rtt["p50_ns"] <= rtt["p99_ns"] <= rtt["max_ns"], lat
+assert lat["one_way_p50_ns"] == rtt["p50_ns"] // 2, lat
+print("ok: ping-pong of 64 B between two processes over af_packet/veth, 200 round trips, "
+      "one way %.2f us (median)" % (lat["one_way_p50_ns"] / 1e3))
 EOF
 # Peer death: the server is killed in the middle of a 3 s streaming run. The
 # client must still end (its duration, then the end-of-run barrier finds

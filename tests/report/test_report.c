@@ -341,6 +341,88 @@ test_json_round_trip(void **state)
 	json_decref(ts);
 }
 
+/* end.latency and perftest's latency table, from a ping-pong of two round
+ * trips (1000 and 3000 ns). */
+static void
+test_latency(void **state)
+{
+	struct uet_meas_flow flows[4];
+	struct uet_meas_config c = { .flows = flows, .n_flows = 4, .ev_base = 1, .ev_count = 1,
+				     .start_ns = START_NS };
+	uint32_t ping[2] = { 0, 2 }, pong[2] = { 1, 3 }, i;
+	struct uet_report_info info = { .version = "v" };
+	struct uet_meas_rtt rtt;
+	struct uet_meas *m = NULL;
+	json_t *r, *lat, *e;
+	json_error_t jerr;
+	struct mem mm;
+	double v[9];
+	char *txt;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		flows[i] = (struct uet_meas_flow){ .src = i % 2, .dst = 1 - i % 2,
+						   .size_bytes = 64, .step = i % 2 };
+	assert_int_equal(uet_meas_create(&c, &m), 0);
+	for (i = 0; i < 4; i++) {
+		uint64_t go = START_NS + 10000 * (i / 2), half = i < 2 ? 500 : 1500;
+
+		assert_int_equal(uet_meas_submit(m, i, go + (i % 2) * half), 0);
+		assert_int_equal(uet_meas_recv_done(m, i, go + (i % 2 + 1) * half), 0);
+		assert_int_equal(uet_meas_send_done(m, i, go + 4000, 0), 0);
+	}
+	assert_int_equal(uet_meas_rtt(m, ping, pong, 2, &rtt), 0);
+	info.rtt = &rtt;
+	mem_open(&mm);
+	assert_int_equal(uet_report_write_json(mm.f, m, &info, START_NS + 20000), 0);
+	txt = mem_close(&mm);
+	r = json_loads(txt, 0, &jerr);
+	assert_non_null(r);
+	lat = json_object_get(json_object_get(r, "end"), "latency");
+	assert_int_equal(json_integer_value(json_object_get(lat, "round_trips")), 2);
+	assert_int_equal(json_integer_value(json_object_get(lat, "one_way_p50_ns")), 500);
+	assert_int_equal(json_integer_value(json_object_get(lat, "one_way_mean_ns")), 1000);
+	e = json_object_get(lat, "rtt");
+	assert_int_equal(json_object_size(e), 8);
+	assert_int_equal(json_integer_value(json_object_get(e, "min_ns")), 1000);
+	assert_int_equal(json_integer_value(json_object_get(e, "max_ns")), 3000);
+	assert_int_equal(json_integer_value(json_object_get(e, "stdev_ns")), 1414);
+	json_decref(r);
+	free(txt);
+	/* Without a ping-pong there is no latency object. */
+	info.rtt = NULL;
+	mem_open(&mm);
+	assert_int_equal(uet_report_write_json(mm.f, m, &info, START_NS + 20000), 0);
+	txt = mem_close(&mm);
+	assert_null(strstr(txt, "\"latency\""));
+	free(txt);
+
+	mem_open(&mm);
+	assert_int_equal(uet_report_lat_header(mm.f), 0);
+	assert_int_equal(uet_report_lat_row(mm.f, 64, &rtt), 0);
+	assert_int_equal(uet_report_perftest_footer(mm.f), 0);
+	txt = mem_close(&mm);
+	assert_int_equal(count_lines(txt), 4);
+	assert_non_null(strstr(line_at(txt, 1), " #bytes #iterations    t_min[usec]"));
+	/* Half of each round trip, in us: min 0.5, max 1.5, typical (p50)
+	 * 0.5, average 1.0, stdev 0.707, p99 and p99.9 1.5. */
+	assert_int_equal(sscanf(line_at(txt, 2), "%lf %lf %lf %lf %lf %lf %lf %lf %lf", &v[0],
+				&v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]), 9);
+	assert_near(v[0], 64);
+	assert_near(v[1], 2);
+	assert_near(v[2], 0.5);
+	assert_near(v[3], 1.5);
+	assert_near(v[4], 0.5);
+	assert_near(v[5], 1.0);
+	assert_near(v[6], 0.707);
+	assert_near(v[7], 1.5);
+	assert_near(v[8], 1.5);
+	free(txt);
+	assert_int_equal(uet_report_lat_row(NULL, 64, &rtt), UET_ERR_INVAL);
+	assert_int_equal(uet_report_lat_row(stdout, 64, NULL), UET_ERR_INVAL);
+	uet_meas_destroy(m);
+}
+
 static void
 test_json_deterministic(void **state)
 {
@@ -728,6 +810,7 @@ main(void)
 		cmocka_unit_test(test_busbw_factor_and_coll_row),
 		cmocka_unit_test(test_perftest_table),
 		cmocka_unit_test(test_summary_block),
+		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_stream_report),
 		cmocka_unit_test(test_null_arguments),
 	};

@@ -229,6 +229,55 @@ def case_eqds_slow_pulls(exe, tmp):
     assert ns["slow"] < 1.05 * ns["nscc"], ns
 
 
+def case_pingpong(exe, tmp):
+    # On an idle fabric a round trip is two one-way trips and nothing else
+    # (the simulated host answers at once): each the receiver's FCT of the
+    # same message sent alone. 64 KiB take 15 more 4 KiB packets than 4
+    # KiB, so their one-way time is longer by those bytes' serialisation.
+    one_way, out = {}, ""
+    for size in (4096, 65536):
+        pp = os.path.join(tmp, "pp-%d.json" % size)
+        pair = os.path.join(tmp, "pair-%d.json" % size)
+        out = run(exe, ["--nodes", "16", "--pattern", "pingpong", "--size", str(size),
+                        "--iters", "50", "--verify", "-J", pp]).stdout
+        run(exe, ["--nodes", "16", "--pattern", "pair", "--size", str(size), "--iters", "1",
+                  "-J", pair])
+        rep = json.load(open(pp))
+        end = rep["end"]
+        lat = end["latency"]
+        assert lat["round_trips"] == 50 and end["flow_counts"]["ok"] == 100, lat
+        assert end["verify"] == {"checked_msgs": 100, "bad_msgs": 0}, end["verify"]
+        alone = json.load(open(pair))["end"]["fct_recv"]["min_ns"]
+        rtt = lat["rtt"]
+        # (a few ns of integer rounding in the link model)
+        assert abs(rtt["min_ns"] - 2 * alone) <= 4 and rtt["max_ns"] - rtt["min_ns"] <= 4, \
+            (rtt, alone)
+        assert lat["one_way_p50_ns"] == rtt["p50_ns"] // 2, lat
+        one_way[size] = lat["one_way_p50_ns"]
+        link_bps = rep["start"]["test_start"]["link_bps"]
+        row = [l.split() for l in out.splitlines() if l.strip()[:1].isdigit()]
+        assert out.count("t_typical[usec]") == 1 and len(row) == 1, out
+        assert int(row[0][0]) == size and int(row[0][1]) == 50, row
+        assert abs(float(row[0][4]) * 1000 - one_way[size]) <= 1, (row, lat)
+    extra_ns = (65536 - 4096) * 8 / link_bps * 1e9
+    assert extra_ns < one_way[65536] - one_way[4096] < 1.1 * extra_ns, (one_way, extra_ns)
+    # A sweep: one latency table, a row per size, a report per size.
+    path = os.path.join(tmp, "ppsweep.json")
+    out = run(exe, ["--nodes", "2", "--pattern", "pingpong", "-a", "-e", "4K", "--iters",
+                    "10", "-J", path]).stdout
+    reps = json.load(open(path))
+    assert [r["start"]["test_start"]["size_bytes"] for r in reps] == [2 << i for i in
+                                                                      range(12)]
+    assert all(r["end"]["latency"]["round_trips"] == 10 for r in reps)
+    assert out.count("t_typical[usec]") == 1, out
+    rows = [l.split() for l in out.splitlines() if l.strip()[:1].isdigit()]
+    assert [int(r[0]) for r in rows] == [2 << i for i in range(12)], out
+    # No other pattern reports a latency.
+    path = os.path.join(tmp, "nolat.json")
+    run(exe, ["--nodes", "2", "--pattern", "pair", "--iters", "2", "-J", path])
+    assert "latency" not in json.load(open(path))["end"]
+
+
 def case_port_series(exe, tmp):
     # 64 hosts (8 ToRs x 8 uplinks), a permutation; ToR 0's uplink 0 is
     # down from 20 to 60 us. The series change nothing in the run, their
@@ -1025,7 +1074,7 @@ CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "mixed_ecmp": case_mixed_ecmp, "shuffle_ties": case_shuffle_ties, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down, "fabric_rate": case_fabric_rate,
          "fpga_failure": case_fpga_failure, "eqds_large_message": case_eqds_large_message,
-         "eqds_slow_pulls": case_eqds_slow_pulls,
+         "eqds_slow_pulls": case_eqds_slow_pulls, "pingpong": case_pingpong,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}
 
 

@@ -91,12 +91,13 @@ test_names(void **state)
 	enum uet_wl_pattern p, q;
 
 	(void)state;
-	for (p = UET_WL_PAIR; p <= UET_WL_CM; p++) {
+	for (p = UET_WL_PAIR; p <= UET_WL_PINGPONG; p++) {
 		assert_int_equal(uet_wl_pattern_parse(uet_wl_pattern_name(p), &q), 0);
 		assert_int_equal(q, p);
 	}
 	assert_string_equal(uet_wl_pattern_name(UET_WL_PERMUTATION), "permutation");
 	assert_string_equal(uet_wl_pattern_name(UET_WL_RING_ALLREDUCE), "ring_allreduce");
+	assert_string_equal(uet_wl_pattern_name(UET_WL_PINGPONG), "pingpong");
 	assert_string_equal(uet_wl_pattern_name((enum uet_wl_pattern)99), "?");
 	assert_int_equal(uet_wl_pattern_parse("Permutation", &q), UET_ERR_INVAL);
 	assert_int_equal(uet_wl_pattern_parse("", &q), UET_ERR_INVAL);
@@ -131,6 +132,58 @@ test_pair(void **state)
 	assert_int_equal(wl->flows[0].src, 3);
 	assert_int_equal(wl->flows[0].dst, 0);
 	uet_wl_free(wl);
+}
+
+/* Ping-pong: per round and stream a ping root -> peer and its pong; the
+ * ping waits on the previous round's pong of its own chain, the pong on its
+ * ping, both arrivals (RECV_DONE), and nothing waits on a send. */
+static void
+test_pingpong(void **state)
+{
+	struct uet_wl_spec s = { .pattern = UET_WL_PINGPONG, .hosts = 5, .size_bytes = 64,
+				 .streams = 2, .iterations = 4, .root = 4, .parallel = 8 };
+	struct uet_wl *wl;
+	uint32_t i;
+
+	(void)state;
+	wl = build(&s);
+	assert_int_equal(wl->nflows, 16);
+	assert_int_equal(wl->ndeps, 14);
+	assert_observable(wl);
+	for (i = 0; i < 16; i++) {
+		const struct uet_wl_flow *f = &wl->flows[i];
+		bool ping = i % 2 == 0;
+
+		assert_int_equal(f->src, ping ? 4 : 0);
+		assert_int_equal(f->dst, ping ? 0 : 4);
+		assert_int_equal(f->step, ping ? 0 : 1);
+		assert_int_equal(f->stream, (i / 2) % 2);
+		assert_int_equal(f->iteration, i / 4);
+		assert_int_equal(f->size_bytes, 64);
+		if (ping && i < 4) {
+			assert_int_equal(f->ndeps, 0);
+			continue;
+		}
+		assert_int_equal(f->ndeps, 1);
+		assert_int_equal(dep_of(wl, i, 0)->on, UET_WL_ON_RECV_DONE);
+		/* A pong answers the flow before it; a ping follows its
+		 * chain's pong of the round before. */
+		assert_int_equal(dep_of(wl, i, 0)->flow, ping ? i - 3 : i - 1);
+	}
+	uet_wl_free(wl);
+	/* Defaults: one chain, one round, root 0 -> 1. */
+	s = (struct uet_wl_spec){ .pattern = UET_WL_PINGPONG, .hosts = 2, .size_bytes = 1 };
+	wl = build(&s);
+	assert_int_equal(wl->nflows, 2);
+	assert_int_equal(wl->flows[0].src, 0);
+	assert_int_equal(wl->flows[1].src, 1);
+	assert_int_equal(wl->flows[1].ndeps, 1);
+	uet_wl_free(wl);
+	s.size_bytes = 0;
+	build_fails(&s, "pingpong: size_bytes is 0");
+	s.size_bytes = 1;
+	s.iterations = UET_WL_MAX_FLOWS / 2 + 1;
+	build_fails(&s, "pingpong: about 2 flows");
 }
 
 static uint32_t
@@ -673,6 +726,8 @@ static const struct uet_wl_spec all_specs[] = {
 	  .iterations = 2 },
 	{ .pattern = UET_WL_WEBSEARCH, .hosts = 5, .seed = 3, .load = 0.3,
 	  .link_bps = 100000000000ull, .duration_ns = 20000000 },
+	{ .pattern = UET_WL_PINGPONG, .hosts = 3, .size_bytes = 10, .root = 2, .streams = 2,
+	  .iterations = 3 },
 };
 
 /* Every pattern: deps observable by the flow's source, and building the
@@ -752,6 +807,7 @@ main(void)
 		cmocka_unit_test(test_butterfly),
 		cmocka_unit_test(test_websearch),
 		cmocka_unit_test(test_iterations),
+		cmocka_unit_test(test_pingpong),
 		cmocka_unit_test(test_invalid_specs),
 		cmocka_unit_test(test_all_observable_deterministic),
 		cmocka_unit_test(test_validate),

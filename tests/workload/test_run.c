@@ -177,6 +177,42 @@ test_alltoall_window(void **state)
 	uet_wl_free(wl);
 }
 
+/* A ping-pong seen by two processes, one rank each: each message starts
+ * only once the other's has arrived. */
+static void
+test_pingpong_turns(void **state)
+{
+	struct uet_wl_spec s = { .pattern = UET_WL_PINGPONG, .hosts = 2, .size_bytes = 10,
+				 .iterations = 2 };
+	bool at_root[2] = { true, false }, at_peer[2] = { false, true };
+	struct uet_wl *wl = build(&s);
+	struct uet_wl_run *root = tracker(wl, at_root), *peer = tracker(wl, at_peer);
+
+	(void)state;
+	expect_ready(root, 0, (uint32_t[]){ 0 }, 1);
+	expect_ready(peer, 0, NULL, 0);
+	/* The ping's acknowledgment lets nothing start. */
+	assert_int_equal(uet_wl_run_send_done(root, 0, 5), 0);
+	expect_ready(root, 5, NULL, 0);
+	assert_int_equal(uet_wl_run_recv_done(peer, 0, 10), 0);
+	expect_ready(peer, 10, (uint32_t[]){ 1 }, 1);
+	expect_ready(root, 10, NULL, 0);
+	assert_int_equal(uet_wl_run_recv_done(root, 1, 20), 0);
+	expect_ready(root, 20, (uint32_t[]){ 2 }, 1);
+	assert_int_equal(uet_wl_run_send_done(peer, 1, 21), 0);
+	assert_int_equal(uet_wl_run_recv_done(peer, 2, 30), 0);
+	expect_ready(peer, 30, (uint32_t[]){ 3 }, 1);
+	assert_int_equal(uet_wl_run_send_done(root, 2, 31), 0);
+	assert_false(uet_wl_run_done(root)); /* the last pong is due */
+	assert_int_equal(uet_wl_run_send_done(peer, 3, 39), 0);
+	assert_true(uet_wl_run_done(peer));
+	assert_int_equal(uet_wl_run_recv_done(root, 3, 40), 0);
+	assert_true(uet_wl_run_done(root));
+	uet_wl_run_free(root);
+	uet_wl_run_free(peer);
+	uet_wl_free(wl);
+}
+
 /* Incast seen from the root: nothing to send, done once all arrived. */
 static void
 test_receiver_only(void **state)
@@ -404,6 +440,7 @@ main(void)
 		cmocka_unit_test(test_start_times),
 		cmocka_unit_test(test_alltoall_window),
 		cmocka_unit_test(test_receiver_only),
+		cmocka_unit_test(test_pingpong_turns),
 		cmocka_unit_test(test_partial_deps),
 		cmocka_unit_test(test_create_errors),
 		cmocka_unit_test(test_multiprocess),
