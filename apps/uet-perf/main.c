@@ -395,7 +395,8 @@ test_start_json(const struct app *a)
 /* A measurement of the whole run (every rank local, time 0 = start) with
  * the same flows, EVs and bins as this process's. */
 static int
-global_meas(const struct uet_wl *wl, const struct uet_meas_config *lc, struct uet_meas **out)
+global_meas(const struct uet_wl *wl, const struct uet_meas_config *lc, const uint32_t *rank_clock,
+	    struct uet_meas **out)
 {
 	struct uet_meas_config gc = *lc;
 	struct uet_meas_flow *mf = calloc(wl->nflows ? wl->nflows : 1, sizeof(*mf));
@@ -414,6 +415,8 @@ global_meas(const struct uet_wl *wl, const struct uet_meas_config *lc, struct ue
 	gc.flows = mf;
 	gc.n_flows = wl->nflows;
 	gc.rank_local = NULL;
+	gc.rank_clock = rank_clock;
+	gc.n_ranks = wl->hosts;
 	gc.start_ns = 0;
 	rc = uet_meas_create(&gc, out);
 	free(mf);
@@ -660,19 +663,37 @@ static struct uet_meas *
 gather(struct app *a, const struct perf_result *res, uint64_t *end_ns, char *err,
        size_t errlen)
 {
-	json_t *mine = perf_export(res->meas, res->end_ns), *all, *e;
+	json_t *mine = perf_export(res->meas, res->end_ns), *all, *e, *ranks = json_array(), *v;
+	uint32_t *clock = malloc(((size_t)res->wl->hosts + 1) * sizeof(*clock)), r;
 	struct uet_meas *g = NULL;
 	struct uet_ep_stats sum;
-	size_t j;
+	size_t j, i;
 
+	/* Each process's times are on its own clock (t = 0 where it left the
+	 * start barrier): say whose ranks they are. */
+	for (r = 0; r < a->plan.nranks; r++)
+		if (a->plan.local[r])
+			json_array_append_new(ranks, json_integer(r));
+	json_object_set_new(mine, "ranks", ranks);
 	all = ctrl_allgather(a->ctrl, mine, barrier_ms(a), err, errlen);
 	json_decref(mine);
-	if (all == NULL)
+	if (all == NULL || clock == NULL) {
+		json_decref(all);
+		free(clock);
+		if (all != NULL)
+			snprintf(err, errlen, "out of memory for the run's measurement");
 		return NULL;
+	}
+	for (r = 0; r < res->wl->hosts; r++)
+		clock[r] = UINT32_MAX;
+	json_array_foreach(all, j, e)
+		json_array_foreach(json_object_get(e, "ranks"), i, v)
+			if (json_integer_value(v) >= 0 && json_integer_value(v) < res->wl->hosts)
+				clock[json_integer_value(v)] = (uint32_t)j;
 	/* Every process gets everything: each reports the whole run. */
 	memset(&sum, 0, sizeof(sum));
 	*end_ns = 0;
-	if (global_meas(res->wl, uet_meas_config(res->meas), &g) == 0) {
+	if (global_meas(res->wl, uet_meas_config(res->meas), clock, &g) == 0) {
 		json_array_foreach(all, j, e)
 			if (perf_import(g, &sum, e, end_ns) != 0)
 				fprintf(stderr, "uet-perf: process %zu sent a malformed result\n", j);
@@ -681,6 +702,7 @@ gather(struct app *a, const struct perf_result *res, uint64_t *end_ns, char *err
 		snprintf(err, errlen, "out of memory for the run's measurement");
 	}
 	json_decref(all);
+	free(clock);
 	return g;
 }
 

@@ -29,6 +29,7 @@ struct flow_st {
 	uint64_t submit_ns, send_done_ns, recv_done_ns;
 	int send_status;
 	uint8_t local;  /* LOCAL_SRC | LOCAL_DST */
+	bool one_clock; /* src's and dst's times comparable (cfg.rank_clock) */
 	/* Streams (cfg.repeat) */
 	uint64_t msgs_acked, msgs_failed, msgs_received;
 };
@@ -38,7 +39,7 @@ struct bin {
 };
 
 struct uet_meas {
-	struct uet_meas_config cfg; /* flows and rank_local cleared */
+	struct uet_meas_config cfg; /* flows, rank_local and rank_clock cleared */
 	struct flow_st *flows;
 	uint64_t *ev_tx, *ev_ce;
 	struct bin *bins;
@@ -74,6 +75,7 @@ uet_meas_create(const struct uet_meas_config *cfg, struct uet_meas **out)
 	m->cfg = *cfg;
 	m->cfg.flows = NULL;
 	m->cfg.rank_local = NULL;
+	m->cfg.rank_clock = NULL;
 	if (m->cfg.bin_ns == 0)
 		m->cfg.bin_ns = UET_MEAS_DEFAULT_BIN_NS;
 	if (m->cfg.max_bins == 0)
@@ -96,6 +98,13 @@ uet_meas_create(const struct uet_meas_config *cfg, struct uet_meas **out)
 
 		f->d = cfg->flows[i];
 		f->submit_ns = f->send_done_ns = f->recv_done_ns = UET_MEAS_NO_TIME;
+		f->one_clock = true;
+		if (cfg->rank_clock != NULL) {
+			if (f->d.src >= cfg->n_ranks || f->d.dst >= cfg->n_ranks)
+				goto inval;
+			f->one_clock = cfg->rank_clock[f->d.src] == cfg->rank_clock[f->d.dst] &&
+				       cfg->rank_clock[f->d.src] != UINT32_MAX;
+		}
 		if (cfg->rank_local == NULL) {
 			f->local = LOCAL_SRC | LOCAL_DST;
 			continue;
@@ -586,7 +595,7 @@ uet_meas_flow_get(const struct uet_meas *m, uint32_t flow,
 		return 0;
 	if (f->send_done_ns != UET_MEAS_NO_TIME && f->send_done_ns >= f->submit_ns)
 		r->fct_ns = f->send_done_ns - f->submit_ns;
-	if (f->recv_done_ns != UET_MEAS_NO_TIME && f->recv_done_ns >= f->submit_ns)
+	if (f->one_clock && f->recv_done_ns != UET_MEAS_NO_TIME && f->recv_done_ns >= f->submit_ns)
 		r->fct_recv_ns = f->recv_done_ns - f->submit_ns;
 	return 0;
 }
@@ -892,6 +901,7 @@ uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src)
 		if (s->submit_ns == UET_MEAS_NO_TIME && s->send_done_ns == UET_MEAS_NO_TIME &&
 		    s->recv_done_ns == UET_MEAS_NO_TIME)
 			continue;
+		d->one_clock = d->one_clock && s->one_clock;
 		merge_time(&d->submit_ns, s->submit_ns, false);
 		if (s->send_done_ns != UET_MEAS_NO_TIME &&
 		    (d->send_done_ns == UET_MEAS_NO_TIME || s->send_status != 0))

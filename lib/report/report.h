@@ -66,6 +66,14 @@ struct uet_meas_config {
 	 * the others are "remote": ignored, never reported as missing. */
 	const bool *rank_local;
 	uint32_t n_ranks;
+	/* The clock each rank's times were taken on (n_ranks entries; e.g.
+	 * the process that measured it, when one process merges the others'
+	 * results), UINT32_MAX for a clock of its own; NULL: one clock for
+	 * all; read by uet_meas_create() only. The receiver's FCT
+	 * (recv_done - submit) is known only where src and dst share a
+	 * clock: across hosts it would hold the offset between their
+	 * clocks. */
+	const uint32_t *rank_clock;
 	/* EVs ev_base .. ev_base + ev_count - 1 (ev_base + ev_count <= 65536). */
 	uint16_t ev_base;
 	uint32_t ev_count;
@@ -123,7 +131,8 @@ struct uet_meas_flow_rec {
 	 * both ends of the interval are known here. fct_ns is the sender's,
 	 * send_done - submit: the message is acknowledged (the UEC reference
 	 * simulator's "finished at"); fct_recv_ns the receiver's,
-	 * recv_done - submit: its last byte arrived (src and dst local). */
+	 * recv_done - submit: its last byte arrived (src and dst local, on
+	 * one clock). */
 	uint64_t fct_ns;
 	uint64_t fct_recv_ns;
 	/* Streams (cfg.repeat): messages and bytes completed at each local

@@ -84,6 +84,9 @@ assert all(f["status"] == "ok" and f["src"] == 1 and f["dst"] == 0 for f in flow
 assert end["bytes_rx"] == 4 << 20, end["bytes_rx"]
 assert end["verify"] == {"checked_msgs": 4, "bad_msgs": 0}, end["verify"]
 assert end["fct"]["count"] == 4
+# Submit and arrival are on two processes' clocks: no receiver's FCT.
+assert end["fct_recv"]["count"] == 0 and all(f["fct_recv_ns"] is None for f in flows), \
+    end["fct_recv"]
 print("ok: 4 x 1 MiB client -> server over af_packet/veth, goodput %.2f Gb/s"
       % (end["goodput_bps"] / 1e9))
 EOF
@@ -119,7 +122,8 @@ assert end["verify"] == {"checked_msgs": 400, "bad_msgs": 0}, end["verify"]
 lat = end["latency"]
 assert lat["round_trips"] == 200, lat
 # Both ends of a round trip are on the client's clock; a receiver's FCT
-# here mixes two processes' clocks, so it bounds nothing.
+# would mix two processes' clocks, and there is none.
+assert end["fct_recv"]["count"] == 0, end["fct_recv"]
 rtt = lat["rtt"]
 assert 0 < rtt["min_ns"] <= rtt["p50_ns"] <= rtt["p99_ns"] <= rtt["max_ns"], lat
 assert lat["one_way_p50_ns"] == rtt["p50_ns"] // 2, lat

@@ -87,6 +87,49 @@ test_rtt(void **state)
 	uet_meas_destroy(m);
 }
 
+/* Times from several clocks (one process merging the others'): the
+ * receiver's FCT only where src and dst share one. */
+static void
+test_rank_clock(void **state)
+{
+	const struct uet_meas_flow flows[3] = {
+		{ .src = 0, .dst = 1, .size_bytes = 10 },
+		{ .src = 0, .dst = 2, .size_bytes = 10 },
+		{ .src = 3, .dst = 2, .size_bytes = 10 },
+	};
+	uint32_t clock[4] = { 0, 0, 1, UINT32_MAX };
+	struct uet_meas_config c = { .flows = flows, .n_flows = 3, .n_ranks = 4,
+				     .rank_clock = clock, .ev_base = 1, .ev_count = 1,
+				     .start_ns = START_NS };
+	struct uet_meas_flow_rec r;
+	struct uet_meas_fct f;
+	struct uet_meas *m = NULL;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(uet_meas_create(&c, &m), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(uet_meas_submit(m, i, START_NS + 100), 0);
+		assert_int_equal(uet_meas_recv_done(m, i, START_NS + 700), 0);
+		assert_int_equal(uet_meas_send_done(m, i, START_NS + 900, 0), 0);
+	}
+	assert_int_equal(uet_meas_flow_get(m, 0, &r), 0);
+	assert_int_equal(r.fct_recv_ns, 600);
+	assert_int_equal(r.fct_ns, 800);
+	for (i = 1; i < 3; i++) {
+		assert_int_equal(uet_meas_flow_get(m, i, &r), 0);
+		assert_int_equal(r.status, UET_MEAS_OK);
+		assert_int_equal(r.fct_recv_ns, UET_MEAS_NO_TIME);
+		assert_int_equal(r.fct_ns, 800);
+	}
+	assert_int_equal(uet_meas_fct_recv(m, &f), 0);
+	assert_int_equal(f.count, 1);
+	uet_meas_destroy(m);
+	/* With clocks, every rank must be below n_ranks. */
+	c.n_ranks = 3;
+	assert_int_equal(uet_meas_create(&c, &m), UET_ERR_INVAL); /* rank 3 */
+}
+
 static void
 test_percentile_nearest_rank(void **state)
 {
@@ -772,6 +815,7 @@ main(void)
 		cmocka_unit_test(test_events_kept_cut_and_bounded),
 		cmocka_unit_test(test_stream_messages),
 		cmocka_unit_test(test_rtt),
+		cmocka_unit_test(test_rank_clock),
 		cmocka_unit_test(test_stream_fct_reservoir),
 		cmocka_unit_test(test_merge),
 	};
