@@ -51,3 +51,12 @@ bench_scratch() { # TAG_PREFIX
 	TAG="$1$$"
 	trap 'pkill -f "file-prefix ${TAG}" 2>/dev/null || true; dpdk_runtime_rm "$TAG"; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT INT TERM
 }
+
+# net_memif's client side connects once, when its port starts: the server
+# must be listening by then (on an abstract socket: no file to wait for).
+wait_memif() { # SOCKET
+	for _ in $(seq 100); do
+		ss -xl 2>/dev/null | grep -qF "@$1" && return 0
+		sleep 0.2
+	done
+}

@@ -99,15 +99,6 @@ for dev, (tps, ups) in rows.items():
 EOF
 }
 
-# net_memif's client side connects once, when its port starts: the server
-# must be listening by then (on an abstract socket: no file to wait for).
-wait_memif() {
-	for _ in $(seq 100); do
-		ss -xl 2>/dev/null | grep -qF "@$1" && return 0
-		sleep 0.2
-	done
-}
-
 # testpmd over memif, once: prints the receive rate (0: nothing moved).
 tpmd_memif() {
 	local sock="$TMP/memif.sock"
