@@ -1714,8 +1714,18 @@ static void
 on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 {
 	uint64_t rto = tx_rto(ep, p), earliest = UINT64_MAX, age = rto - rto / 4;
-	uint64_t oldest = UINT64_MAX;
+	uint64_t oldest = UINT64_MAX, silence = 0;
 	uint32_t psn, naged = 0, aged_bytes = 0, first = 0;
+	/* Before any round trip was measured the RTO is a guess from the
+	 * configured base RTT, and an expiry that ran well past it (its
+	 * sender busy: one lcore writing several endpoints' first windows
+	 * into a queue they share with the ACKs) found only that nothing
+	 * came back for that long. The suspects and the next expiry then
+	 * wait that silence again before judging, where the guess would
+	 * resend the whole flight before its first ACK could come (and
+	 * leave no unambiguous copy to measure a round trip on). The
+	 * simulator's timers run on time, which leaves them as they were. */
+	bool blind = adaptive(ep) && p->tx.srtt_ns == 0 && now > p->tx.rto_deadline + rto / 4;
 	struct tx_ent *e;
 
 	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
@@ -1740,6 +1750,7 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		 * they follow (one round trip later); delivered by the
 		 * original, the timer was too short, and what it did is
 		 * undone, at the cost of one resend, not a window's. */
+		silence = now - oldest;
 		declare_lost(ep, p, first, UET_LB_FB_TIMEOUT, now);
 		ep->st.rto_lost_pkts++;
 		p->tx.rto_resend = 1;
@@ -1763,9 +1774,11 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 				/* The verdict is the resend's ACK, a round
 				 * trip away; a resend lost too (a dead path)
 				 * must not hold the rest for a whole timeout. */
-				p->tx.suspect_deadline = now + 2 * (p->tx.srtt_ns > base_rtt_est(ep, p)
-									   ? p->tx.srtt_ns
-									   : base_rtt_est(ep, p));
+				p->tx.suspect_deadline =
+					now + (blind ? silence
+						     : 2 * (p->tx.srtt_ns > base_rtt_est(ep, p)
+								? p->tx.srtt_ns
+								: base_rtt_est(ep, p)));
 			}
 		}
 		ep->st.rto_events++;
@@ -1800,6 +1813,8 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		p->tx.rto_deadline = now + tx_rto(ep, p);
 	else
 		p->tx.rto_deadline = earliest == UINT64_MAX ? 0 : earliest + tx_rto(ep, p);
+	if (blind && naged > 0 && p->tx.rto_deadline != 0 && p->tx.rto_deadline < now + silence)
+		p->tx.rto_deadline = now + silence;
 	ep_rdy_kick(ep, p);
 }
 

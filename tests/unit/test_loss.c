@@ -389,6 +389,65 @@ test_spurious_rto_undone(void **state)
 	duo_fini(&d);
 }
 
+static uint64_t held_until_ns;
+
+/* Data sent before held_until_ns arrives then (queued behind what shares
+ * the sender's queue), not before. */
+static bool
+hold_data_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && is_data(p) && p->deliver_ns < held_until_ns)
+		p->deliver_ns = held_until_ns;
+	return true;
+}
+
+/* A flight of 16 packets held 600 us on the way, before any round trip
+ * was measured (the 16 us RTO a guess from the base RTT). With the timer
+ * run 560 us late (the sender's lcore busy writing), the expiry resends
+ * its own packet only, and its 15 suspects and the next expiry wait the
+ * silence it found (560 us) again: the originals' ACKs, back at 601 us,
+ * prove it spurious, one retransmission in all. Judged by the guess (2
+ * base RTTs) the whole flight went again. A timer on time (the
+ * simulator's) keeps the guess: its resends are counted too. */
+static void
+test_late_timer_before_first_rtt(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	bool late;
+
+	(void)state;
+	for (late = false; ; late = true) {
+		duo_config(&c);
+		c.probe_rtts = 0;
+		assert_int_equal(duo_init(&d, &c), 0);
+		d.filter = hold_data_filter;
+		held_until_ns = 600000;
+		assert_int_equal(duo_send(&d, &d.a, 1, 16 * 4096, 0), 0);
+		(void)duo_drain(&d, &d.a);
+		assert_int_equal(d.a2b_pkts, 16);
+		if (late) {
+			d.now = 560000;
+			uet_ep_handle_timeout(d.a.ep, d.now);
+			assert_int_equal(st(&d.a)->rto_events, 1);
+		}
+		assert_true(duo_run(&d, 100000000));
+		assert_true(duo_msg_exact(&d.b, 1, 16 * 4096));
+		if (late)
+			break;
+		/* On time: the flight's resends, every one a duplicate. */
+		assert_true(st(&d.a)->tx_retx_pkts >= 16);
+		assert_int_equal(st(&d.b)->rx_dup_pkts, st(&d.a)->tx_retx_pkts);
+		duo_fini(&d);
+	}
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 1);
+	assert_int_equal(st(&d.a)->rto_events, 1);
+	assert_int_equal(st(&d.a)->spurious_rto, 1);
+	assert_int_equal(st(&d.b)->rx_dup_pkts, 1);
+	duo_fini(&d);
+}
+
 static uint64_t late_from, late_to;
 
 /* ACKs sent in [late_from, late_to) arrive 60 us late. */
@@ -755,6 +814,7 @@ main(void)
 		cmocka_unit_test(test_spurious_retx_proven_and_undone),
 		cmocka_unit_test(test_real_loss_confirmed),
 		cmocka_unit_test(test_spurious_rto_undone),
+		cmocka_unit_test(test_late_timer_before_first_rtt),
 		cmocka_unit_test(test_rto_learns_late_round_trips),
 		cmocka_unit_test(test_nack_rto_mode),
 		cmocka_unit_test(test_rto_resend_beats_the_window),

@@ -6,10 +6,13 @@
 # packets sent, the retransmissions (and their share), the RTOs and the
 # spurious ones per second per PDC, and how much of it was spurious.
 #
-#   tools/bench/loaded_box.sh [ring|memif|all]
+#   tools/bench/loaded_box.sh [ring|memif|incast|all]
 #
 # ring:  one process, both endpoints on one lcore on core HOG_CORE, which
 #        the busy process shares.
+# incast: the same with five endpoints, four streaming into the fifth
+#        (--pattern incast): every sender's first window lands at once in
+#        the ring the receiver's ACKs share.
 # memif: a server and a client, one lcore each on cores 0 and 1; the busy
 #        process shares the server's.
 # Targets (issue 12): retransmissions at most 1% of the data packets,
@@ -39,7 +42,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 [ -x "$PERF" ] || { echo "no $PERF: build first (tools/setup.sh)"; exit 2; }
-case "$WHICH" in ring | memif | all) ;; *) echo "usage: $0 [ring|memif|all]"; exit 2 ;; esac
+case "$WHICH" in ring | memif | incast | all) ;; *) echo "usage: $0 [ring|memif|incast|all]"; exit 2 ;; esac
 
 EAL=(--no-huge -m 1024 --no-pci --log-level=error)
 APP=(--size 1M --duration "$T" -i 0)
@@ -71,6 +74,17 @@ ring() {
 	row ring "$TMP/ring-$1.json"
 }
 
+incast() {
+	local eps=() i
+	for i in 1 2 3 4 5; do
+		eps+=(--endpoint "port=0,ip=10.98.2.$i,mac=02:00:00:00:03:0$i")
+	done
+	timeout $((T + 30)) "$PERF" "${EAL[@]}" -l "$HOG_CORE" --file-prefix "${TAG}i" \
+		--vdev=net_ring0 -- "${eps[@]}" --pattern incast "${APP[@]}" \
+		--json "$TMP/incast-$1.json" >"$TMP/incast-$1.txt" 2>&1
+	row incast "$TMP/incast-$1.json"
+}
+
 memif() {
 	local sock="$TMP/memif.sock" other=$((1 - HOG_CORE)) i
 	rm -f "$sock"
@@ -91,6 +105,7 @@ echo "uet-perf, default options, ${T} s runs, a busy process on core $HOG_CORE (
 printf "%-6s %12s %8s %8s %6s %8s %10s %10s %8s\n" device data_pkts retx "retx%" rtos \
 	spur_rto spur/s/PDC spur_retx Gb/s
 for r in $(seq "$ROUNDS"); do
-	[ "$WHICH" = memif ] || ring "$r"
-	[ "$WHICH" = ring ] || memif "$r"
+	case "$WHICH" in ring | all) ring "$r" ;; esac
+	case "$WHICH" in memif | all) memif "$r" ;; esac
+	case "$WHICH" in incast | all) incast "$r" ;; esac
 done
