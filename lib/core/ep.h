@@ -155,6 +155,8 @@ struct pdc_tx {
 				    * original's own ACK will tell how late */
 	uint8_t rto_resend;        /* the RTO's resend goes whatever the
 				    * window: its verdict is what frees it */
+	uint8_t rto_blind;         /* an expiry ran late before the first
+				    * round trip: silence judges nothing */
 	uint16_t n_held;           /* PSNs with TXF_HELD */
 	uint32_t rto_psn;          /* the PSN the last RTO fired for */
 	uint64_t rto_first_sent_ns; /* its send time before the RTO */

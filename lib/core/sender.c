@@ -1720,12 +1720,15 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 	 * configured base RTT, and an expiry that ran well past it (its
 	 * sender busy: one lcore writing several endpoints' first windows
 	 * into a queue they share with the ACKs) found only that nothing
-	 * came back for that long. The suspects and the next expiry then
-	 * wait that silence again before judging, where the guess would
-	 * resend the whole flight before its first ACK could come (and
-	 * leave no unambiguous copy to measure a round trip on). The
-	 * simulator's timers run on time, which leaves them as they were. */
-	bool blind = adaptive(ep) && p->tx.srtt_ns == 0 && now > p->tx.rto_deadline + rto / 4;
+	 * came back for that long. Until a round trip is measured the PDC
+	 * then judges nothing by silence: each expiry resends its oldest
+	 * packet and waits that silence again, its suspects wait for a
+	 * verdict, where the guess would resend the whole flight before its
+	 * first ACK could come (and leave no unambiguous copy to measure a
+	 * round trip on), as TCP's timer resends one segment per doubled
+	 * timeout. The simulator's timers run on time: it keeps the guess. */
+	bool blind = adaptive(ep) && p->tx.srtt_ns == 0 &&
+		     (p->tx.rto_blind || now > p->tx.rto_deadline + rto / 4);
 	struct tx_ent *e;
 
 	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
@@ -1750,13 +1753,18 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		 * they follow (one round trip later); delivered by the
 		 * original, the timer was too short, and what it did is
 		 * undone, at the cost of one resend, not a window's. */
-		silence = now - oldest;
+		silence = now - oldest < ep->rto_max_ns ? now - oldest : ep->rto_max_ns;
+		p->tx.rto_blind = blind;
+		if (blind)
+			p->tx.suspect_deadline = 0;
 		declare_lost(ep, p, first, UET_LB_FB_TIMEOUT, now);
 		ep->st.rto_lost_pkts++;
 		p->tx.rto_resend = 1;
 		for (psn = p->tx.snd_una; naged > 1 && psn != p->tx.snd_nxt; psn++) {
 			e = ent_of(ep, p, psn);
 			if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns + age > now)
+				continue;
+			if ((e->flags & (TXF_HELD | TXF_HELD_RTO)) && blind)
 				continue;
 			if (e->flags & (TXF_HELD | TXF_HELD_RTO)) {
 				/* Declared before, resent, and that copy waited
@@ -1774,11 +1782,11 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 				/* The verdict is the resend's ACK, a round
 				 * trip away; a resend lost too (a dead path)
 				 * must not hold the rest for a whole timeout. */
-				p->tx.suspect_deadline =
-					now + (blind ? silence
-						     : 2 * (p->tx.srtt_ns > base_rtt_est(ep, p)
-								? p->tx.srtt_ns
-								: base_rtt_est(ep, p)));
+				if (!blind)
+					p->tx.suspect_deadline =
+						now + 2 * (p->tx.srtt_ns > base_rtt_est(ep, p)
+								   ? p->tx.srtt_ns
+								   : base_rtt_est(ep, p));
 			}
 		}
 		ep->st.rto_events++;
@@ -1794,8 +1802,9 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		 * counted expiry belongs to that episode. Without backoff a
 		 * flight sent over time expires packet by packet, and counting
 		 * each would spend max_rto_retx in a fraction of max_rto_retx
-		 * timeouts' time. */
-		p->tx.rto_counted = oldest >= p->tx.rto_count_ns;
+		 * timeouts' time. A blind expiry is a retry of its own: it
+		 * resends one packet of a flight that keeps its oldest. */
+		p->tx.rto_counted = blind || oldest >= p->tx.rto_count_ns;
 		if (p->tx.rto_counted) {
 			p->tx.rto_count_ns = now;
 			p->tx.rto_fails++;

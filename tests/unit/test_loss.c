@@ -402,49 +402,104 @@ hold_data_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 	return true;
 }
 
-/* A flight of 16 packets held 600 us on the way, before any round trip
- * was measured (the 16 us RTO a guess from the base RTT). With the timer
- * run 560 us late (the sender's lcore busy writing), the expiry resends
- * its own packet only, and its 15 suspects and the next expiry wait the
- * silence it found (560 us) again: the originals' ACKs, back at 601 us,
- * prove it spurious, one retransmission in all. Judged by the guess (2
- * base RTTs) the whole flight went again. A timer on time (the
- * simulator's) keeps the guess: its resends are counted too. */
-static void
-test_late_timer_before_first_rtt(void **state)
+/* One flight of 16 packets sent at t = 0, held until hold_ns on the way;
+ * the sender's first timer runs at late_ns (0: on time, at the 16 us
+ * RTO). Returns the retransmissions; *rtos the expiries, *spur those
+ * proven spurious. */
+static uint64_t
+held_flight(uint64_t hold_ns, uint64_t late_ns, uint64_t *rtos, uint64_t *spur)
 {
 	struct uet_ep_config c;
 	struct duo d;
-	bool late;
+	uint64_t retx;
+
+	duo_config(&c);
+	c.probe_rtts = 0;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = hold_data_filter;
+	held_until_ns = hold_ns;
+	assert_int_equal(duo_send(&d, &d.a, 1, 16 * 4096, 0), 0);
+	(void)duo_drain(&d, &d.a);
+	assert_int_equal(d.a2b_pkts, 16);
+	if (late_ns != 0) {
+		d.now = late_ns;
+		uet_ep_handle_timeout(d.a.ep, d.now);
+		assert_int_equal(st(&d.a)->rto_events, 1);
+	}
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 1, 16 * 4096));
+	retx = st(&d.a)->tx_retx_pkts;
+	/* Nothing was lost: every resend reached the receiver twice. */
+	assert_int_equal(st(&d.b)->rx_dup_pkts, retx);
+	*rtos = st(&d.a)->rto_events;
+	*spur = st(&d.a)->spurious_rto;
+	duo_fini(&d);
+	return retx;
+}
+
+/* A flight held on the way (behind a queue the sender shares, e.g. one
+ * lcore's ring) before any round trip was measured, the 16 us RTO a guess
+ * from the base RTT. A timer that ran late (560 us: the sender's lcore
+ * busy writing) judges nothing by silence until a round trip is measured:
+ * each expiry resends its oldest packet and waits the silence it found
+ * again, the suspects wait for their verdict. Held 600 us: the originals'
+ * ACKs prove the one expiry spurious, one resend. Held 1.5 ms: a second
+ * expiry at 1120 us (on time, but still blind) resends one more. Judged
+ * by the guess (2 base RTTs), the whole flight went again each time. A
+ * timer on time (the simulator's) keeps the guess. */
+static void
+test_late_timer_before_first_rtt(void **state)
+{
+	uint64_t rtos, spur;
 
 	(void)state;
-	for (late = false; ; late = true) {
-		duo_config(&c);
-		c.probe_rtts = 0;
-		assert_int_equal(duo_init(&d, &c), 0);
-		d.filter = hold_data_filter;
-		held_until_ns = 600000;
-		assert_int_equal(duo_send(&d, &d.a, 1, 16 * 4096, 0), 0);
-		(void)duo_drain(&d, &d.a);
-		assert_int_equal(d.a2b_pkts, 16);
-		if (late) {
-			d.now = 560000;
-			uet_ep_handle_timeout(d.a.ep, d.now);
-			assert_int_equal(st(&d.a)->rto_events, 1);
-		}
-		assert_true(duo_run(&d, 100000000));
-		assert_true(duo_msg_exact(&d.b, 1, 16 * 4096));
-		if (late)
-			break;
-		/* On time: the flight's resends, every one a duplicate. */
-		assert_true(st(&d.a)->tx_retx_pkts >= 16);
-		assert_int_equal(st(&d.b)->rx_dup_pkts, st(&d.a)->tx_retx_pkts);
-		duo_fini(&d);
-	}
-	assert_int_equal(st(&d.a)->tx_retx_pkts, 1);
-	assert_int_equal(st(&d.a)->rto_events, 1);
-	assert_int_equal(st(&d.a)->spurious_rto, 1);
-	assert_int_equal(st(&d.b)->rx_dup_pkts, 1);
+	assert_int_equal(held_flight(600000, 560000, &rtos, &spur), 1);
+	assert_int_equal(rtos, 1);
+	assert_int_equal(spur, 1);
+	assert_int_equal(held_flight(1500000, 560000, &rtos, &spur), 2);
+	assert_int_equal(rtos, 2);
+	assert_true(held_flight(600000, 0, &rtos, &spur) >= 16);
+}
+
+/* Data that never arrives: a dead path. */
+static bool
+drop_data_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	return !(a_to_b && is_data(p));
+}
+
+/* A dead path seen blind (the first timer ran late, no round trip ever
+ * measured): each expiry resends one packet and counts as a retry, the
+ * wait grows with the silence up to the RTO cap, and the PDC gives up
+ * after max_rto_retx of them, as it would with the timer on time (a
+ * flight whose oldest packet never changes once made every expiry after
+ * the first part of one episode, and the PDC never gave up). */
+static void
+test_blind_dead_path_gives_up(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.probe_rtts = 0;
+	c.max_rto_retx = 5;
+	c.rto_max_ns = 2000000;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = drop_data_filter;
+	assert_int_equal(duo_send(&d, &d.a, 1, 16 * 4096, 0), 0);
+	(void)duo_drain(&d, &d.a);
+	d.now = 560000;
+	uet_ep_handle_timeout(d.a.ep, d.now);
+	(void)duo_run(&d, 100000000);
+	assert_int_equal(d.a.tx_done_err, 1);
+	/* Five retries, each one resend; the sixth expiry gives up. */
+	assert_int_equal(st(&d.a)->rto_events, 6);
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 5);
+	/* At 0.56 ms, then after waits of the silence: 0.56, 1.12, and 2
+	 * (the cap) three times. */
+	assert_int_equal(d.now, 8240000);
 	duo_fini(&d);
 }
 
@@ -815,6 +870,7 @@ main(void)
 		cmocka_unit_test(test_real_loss_confirmed),
 		cmocka_unit_test(test_spurious_rto_undone),
 		cmocka_unit_test(test_late_timer_before_first_rtt),
+		cmocka_unit_test(test_blind_dead_path_gives_up),
 		cmocka_unit_test(test_rto_learns_late_round_trips),
 		cmocka_unit_test(test_nack_rto_mode),
 		cmocka_unit_test(test_rto_resend_beats_the_window),
