@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Draw uet-perf and uet-sim JSON reports (doc/report.md), one or several
 side by side: the goodput timeline, the FCT CDF, per-EV use and CE
-fraction, and per-port utilisation where the report has it (uet-sim
---port-series). Needs python3-matplotlib (Debian).
+fraction, per-port utilisation where the report has it (uet-sim
+--port-series), and a ping-pong's one-way latency CDF (--pattern
+pingpong). Needs python3-matplotlib (Debian).
 
 usage: tools/plot.py REPORT.json [REPORT.json ...] [-o OUT.png] [--labels A,B,...]
-                     [--what timeline,fct,evs,ports] [--ports N]
+                     [--what timeline,fct,evs,ports,latency] [--ports N]
 
 A report that is a size sweep (a JSON array) contributes each size as its
 own run. Panels without data in any run are left out; exit 2 when none is
@@ -17,7 +18,7 @@ import json
 import os
 import sys
 
-PANELS = ("timeline", "fct", "evs", "ports")
+PANELS = ("timeline", "fct", "evs", "ports", "latency")
 
 
 def runs_of(path, label):
@@ -47,7 +48,24 @@ def has(panel, rep):
         return any(f.get("fct_ns") for f in end.get("flows") or [])
     if panel == "evs":
         return bool(end.get("evs"))
+    if panel == "latency":
+        return bool(one_way_us(rep))
     return bool(((end.get("fabric") or {}).get("series") or {}).get("ports"))
+
+
+def one_way_us(rep):
+    """A ping-pong's rounds, half of each round trip in us: a pong (step 1)
+    arrives back at the pinger, whose ping is the flow before it."""
+    if not (rep["end"].get("latency") or {}).get("round_trips"):
+        return []
+    flows = {f["id"]: f for f in rep["end"].get("flows") or []}
+    v = []
+    for f in flows.values():
+        ping = flows.get(f["id"] - 1)
+        if (f["step"] == 1 and ping is not None and f["status"] == "ok" and
+                f["recv_done_ns"] is not None and ping["submit_ns"] is not None):
+            v.append((f["recv_done_ns"] - ping["submit_ns"]) / 2e3)
+    return sorted(v)
 
 
 def draw_timeline(ax, runs):
@@ -85,6 +103,15 @@ def draw_evs(ax, runs):
     ax.set_title("per-EV use")
 
 
+def draw_latency(ax, runs):
+    for name, r in runs:
+        v = one_way_us(r)
+        ax.step(v, [(i + 1) / len(v) for i in range(len(v))], where="post", label=name)
+    ax.set_xlabel("one-way latency (us, half the round trip)")
+    ax.set_ylabel("fraction of round trips")
+    ax.set_title("ping-pong latency CDF")
+
+
 def draw_ports(ax, runs, max_ports):
     for name, r in runs:
         ser = r["end"]["fabric"]["series"]
@@ -106,7 +133,7 @@ def main():
     ap.add_argument("--labels", help="comma-separated names of the reports (default: "
                     "their file names)")
     ap.add_argument("--what", default=",".join(PANELS),
-                    help="panels: timeline, fct, evs, ports")
+                    help="panels: timeline, fct, evs, ports, latency")
     ap.add_argument("--ports", type=int, default=8, help="ports drawn per run (8)")
     a = ap.parse_args()
     labels = a.labels.split(",") if a.labels else [os.path.basename(p) for p in a.reports]
@@ -145,6 +172,8 @@ def main():
             draw_fct(ax, sub)
         elif panel == "evs":
             draw_evs(ax, sub)
+        elif panel == "latency":
+            draw_latency(ax, sub)
         else:
             draw_ports(ax, sub, a.ports)
         ax.legend(fontsize=7, loc="best")

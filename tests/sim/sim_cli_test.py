@@ -978,6 +978,18 @@ def case_plot(exe, tmp):
     assert os.path.getsize(png) > 10000, os.path.getsize(png)
     img = matplotlib.image.imread(png)
     assert img.std() > 0.05, img.std()  # not a blank canvas
+    # A ping-pong sweep: a latency CDF per size, the other panels too.
+    pp = os.path.join(tmp, "pp.json")
+    run(exe, ["--nodes", "16", "--pattern", "pingpong", "--root", "7", "-b", "64", "-e", "64K",
+              "-f", "1024", "--iters", "20", "-J", pp])
+    p = subprocess.run([sys.executable, script, pp, "-o", png], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0 and "timeline, fct, latency from 2 runs" in p.stdout, p.stdout + p.stderr
+    img = matplotlib.image.imread(png)
+    assert os.path.getsize(png) > 10000 and img.std() > 0.05, img.std()
+    p = subprocess.run([sys.executable, script, sweep, "-o", png, "--what", "latency"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "nothing to draw" in p.stderr, p.stderr
     bad = os.path.join(tmp, "bad.json")
     with open(bad, "w") as f:
         f.write('{"x": 1}')
