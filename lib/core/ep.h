@@ -157,6 +157,8 @@ struct pdc_tx {
 				    * window: its verdict is what frees it */
 	uint8_t rto_blind;         /* an expiry ran late before the first
 				    * round trip: silence judges nothing */
+	uint8_t rto_open;          /* RTO_OPEN_*: the last RTO's verdict
+				    * outlived its flight (tx_release) */
 	uint16_t n_held;           /* PSNs with TXF_HELD */
 	uint32_t rto_psn;          /* the PSN the last RTO fired for */
 	uint64_t rto_first_sent_ns; /* its send time before the RTO */

@@ -28,6 +28,10 @@
 
 #include "core/ep.h"
 
+/* pdc_tx.rto_open */
+#define RTO_OPEN 1u
+#define RTO_OPEN_CC 2u /* ... and the congestion controller's cut may go */
+
 /* psn's send record while this PDC still holds it: NULL when it is not
  * in [win_start, snd_nxt) or a window back (the slot serves a newer PSN). */
 static inline struct tx_ent *
@@ -235,6 +239,9 @@ cc_loss_rtt(struct uet_ep *ep, struct pdc *p, enum uet_cc_loss_kind k, uint32_t 
 		.rtt_ns = rtt,
 	};
 
+	/* News of congestion: a timer's late verdict would undo the wrong
+	 * cut. */
+	p->tx.rto_open = 0;
 	/* The first reduction of a loss episode saves what an undo restores. */
 	if ((k == UET_CC_LOSS_INFERRED || k == UET_CC_LOSS_TIMEOUT) && !p->tx.undo_cc) {
 		l.episode_start = true;
@@ -297,7 +304,13 @@ tx_release(struct uet_ep *ep, struct pdc *p)
 	if (p->tx.ent == NULL)
 		return;
 	/* Everything was acknowledged: holds still waiting for their own
-	 * retransmission's ACK will never be judged. */
+	 * retransmission's ACK will never be judged here. The timer's own
+	 * resend may still come back as a duplicate (its original arrived
+	 * first), which proves the timeout spurious: tx_on_ack keeps that
+	 * verdict open while no other loss news comes. */
+	p->tx.rto_open = p->tx.rto_undo && !p->tx.undo_real
+				 ? (uint8_t)(RTO_OPEN | (p->tx.undo_cc ? RTO_OPEN_CC : 0))
+				 : 0;
 	if (p->tx.n_held != 0) {
 		p->tx.n_held = 0;
 		loss_episode_end(ep, p, p->tx.last_ack_ns);
@@ -1451,6 +1464,19 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_
 		p->tx.rto_late = 0;
 		if (now > p->tx.rto_first_sent_ns)
 			rto_learn(ep, p, now - p->tx.rto_first_sent_ns, now);
+	}
+	/* The timer's resend, a duplicate after its flight was all
+	 * acknowledged: the timeout was spurious after all (rto_spurious()'s
+	 * work, what is left of it: the backoff and retry count went with the
+	 * ACKs' progress). */
+	if (p->tx.rto_open && dup && !probe && ack_psn == p->tx.rto_psn) {
+		if ((p->tx.rto_open & RTO_OPEN_CC) && ep->cfg.cc->undo != NULL) {
+			ep->cfg.cc->undo(pdc_cc(ep, p), now);
+			ep->st.loss_undos++;
+		}
+		p->tx.rto_open = 0;
+		ep->st.spurious_rto++;
+		rto_learn(ep, p, p->tx.rto_age_ns, now);
 	}
 	if (p->tx.ent == NULL) {
 		/* Nothing outstanding: a late duplicate. */

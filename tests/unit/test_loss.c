@@ -458,6 +458,9 @@ test_late_timer_before_first_rtt(void **state)
 	assert_int_equal(spur, 1);
 	assert_int_equal(held_flight(1500000, 560000, &rtos, &spur), 2);
 	assert_int_equal(rtos, 2);
+	/* The second expiry's verdict comes after its flight was all
+	 * acknowledged: its resend, back as a duplicate, proves it. */
+	assert_int_equal(spur, 1);
 	assert_true(held_flight(600000, 0, &rtos, &spur) >= 16);
 }
 
