@@ -464,14 +464,6 @@ test_late_timer_before_first_rtt(void **state)
 	assert_true(held_flight(600000, 0, &rtos, &spur) >= 16);
 }
 
-/* Data that never arrives: a dead path. */
-static bool
-drop_data_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
-{
-	(void)d;
-	return !(a_to_b && is_data(p));
-}
-
 /* A dead path seen blind (the first timer ran late, no round trip ever
  * measured): each expiry resends one packet and counts as a retry, the
  * wait grows with the silence up to the RTO cap, and the PDC gives up
@@ -490,7 +482,7 @@ test_blind_dead_path_gives_up(void **state)
 	c.max_rto_retx = 5;
 	c.rto_max_ns = 2000000;
 	assert_int_equal(duo_init(&d, &c), 0);
-	d.filter = drop_data_filter;
+	d.filter = duo_drop_data;
 	assert_int_equal(duo_send(&d, &d.a, 1, 16 * 4096, 0), 0);
 	(void)duo_drain(&d, &d.a);
 	d.now = 560000;
