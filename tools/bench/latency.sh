@@ -12,7 +12,7 @@
 #        loops to itself: the transport and the DPDK glue with no wire and
 #        no second core.
 # Printed per device and round: uet-perf's latency table (half round trips,
-# usec); then, per size, the medians over the rounds of t_typical (the
+# usec) and the transport's retransmissions over the sweep; then, per size, the medians over the rounds of t_typical (the
 # median one-way latency) and of the 99th percentile.
 #
 # Environment: MAX_BYTES (largest size, default 64K), ITERS (round trips per
@@ -38,6 +38,17 @@ keep_rows() { # DEVICE OUTPUT
 	awk -v d="$1" '$1 ~ /^[0-9]+$/ && NF == 9 { print d, $1, $5, $8 }' "$2" >>"$TMP/rows"
 }
 
+# What the transport did over a sweep's reports (a JSON array).
+sweep_retx() { # JSON
+	python3 - "$1" <<'PY'
+import json, sys
+t = [r["end"]["losses"] for r in json.load(open(sys.argv[1]))]
+print("# retransmissions %d (spurious %d), RTO expiries %d" % (
+    sum(l["retransmissions"] for l in t), sum(l["spurious_retx"] for l in t),
+    sum(l["declared"]["timeout"] for l in t)))
+PY
+}
+
 bench_memif() {
 	local sock="$TMP/memif.sock"
 	rm -f "$sock"
@@ -47,19 +58,23 @@ bench_memif() {
 	wait_memif "$sock"
 	timeout 300 "$PERF" "${EAL[@]}" -l "$C1" --file-prefix "${TAG}b" \
 		--vdev="net_memif0,role=client,socket=$sock,bsize=8192" -- \
-		--client 127.0.0.1 --endpoint port=0,ip=10.99.0.2 "${APP[@]}" >"$TMP/cli.txt" 2>&1
+		--client 127.0.0.1 --endpoint port=0,ip=10.99.0.2 "${APP[@]}" \
+		--json "$TMP/cli.json" >"$TMP/cli.txt" 2>&1
 	wait || true
 	echo "# round $ROUND, memif (client's report)"
 	grep -v "^ *$" "$TMP/cli.txt" | sed -n '/#bytes/,/^---/p'
+	sweep_retx "$TMP/cli.json"
 	keep_rows memif "$TMP/cli.txt"
 }
 
 bench_ring() {
 	timeout 300 "$PERF" "${EAL[@]}" -l "$C0" --file-prefix "${TAG}c" --vdev=net_ring0 -- \
 		--endpoint port=0,ip=10.99.1.1,mac=02:00:00:00:01:01 \
-		--endpoint port=0,ip=10.99.1.2,mac=02:00:00:00:01:02 "${APP[@]}" >"$TMP/ring.txt" 2>&1
+		--endpoint port=0,ip=10.99.1.2,mac=02:00:00:00:01:02 "${APP[@]}" \
+		--json "$TMP/ring.json" >"$TMP/ring.txt" 2>&1
 	echo "# round $ROUND, ring"
 	sed -n '/#bytes/,/^---/p' "$TMP/ring.txt"
+	sweep_retx "$TMP/ring.json"
 	keep_rows ring "$TMP/ring.txt"
 }
 
