@@ -70,6 +70,8 @@ struct tx_ent {
 	uint8_t tx_count;
 	uint8_t flags;
 	uint8_t nacks;      /* trim NACKs received for this PSN */
+	uint8_t refused;    /* the target refused it for want of room, and
+			     * has acknowledged nothing new since */
 };
 
 _Static_assert(sizeof(struct tx_ent) == 24, "a send record is 24 bytes");
@@ -160,6 +162,7 @@ struct pdc_tx {
 	uint8_t rto_open;          /* RTO_OPEN_*: the last RTO's verdict
 				    * outlived its flight (tx_release) */
 	uint16_t n_held;           /* PSNs with TXF_HELD */
+	uint16_t n_refused;        /* PSNs with refused set */
 	uint32_t rto_psn;          /* the PSN the last RTO fired for */
 	uint64_t rto_first_sent_ns; /* its send time before the RTO */
 	uint64_t rto_age_ns;       /* how long it had waited when the RTO fired */

@@ -318,6 +318,7 @@ tx_release(struct uet_ep *ep, struct pdc *p)
 	p->tx.rto_undo = 0;
 	p->tx.reo_deadline = 0;
 	p->tx.suspect_deadline = 0;
+	p->tx.n_refused = 0;
 	ep->txw_free[ep->n_txw_free++] = p->tx.win_idx;
 	p->tx.ent = NULL;
 	p->tx.rtxq = NULL;
@@ -1153,6 +1154,10 @@ ack_one(struct uet_ep *ep, struct pdc *p, uint32_t psn, struct ack_ctx *ac, uint
 		p->tx.inflight_bytes -= ent_bytes(e);
 		p->tx.inflight_pkts--;
 	}
+	if (e->refused) {
+		e->refused = 0;
+		p->tx.n_refused--;
+	}
 	e->flags = (uint8_t)((e->flags | TXF_ACKED) & ~TXF_LOST);
 	if (!(e->flags & TXF_HELD))
 		e->flags &= (uint8_t)~TXF_HELD_RTO; /* a suspect, delivered */
@@ -1228,7 +1233,29 @@ enter_recovery(struct uet_ep *ep, struct pdc *p, uint32_t lost_bytes, uint64_t n
 	cc_loss(ep, p, UET_CC_LOSS_INFERRED, lost_bytes, now);
 }
 
-/* Declare lost every outstanding PSN last sent before 'before_ns'. */
+/* The target acknowledged something new, so it may have room again (a
+ * message completed and gave its reassembly slot back, a receive window
+ * emptied): what it refused goes again at the next timeout like any
+ * other loss, not one packet per timeout. */
+static void
+unpark_refused(struct uet_ep *ep, struct pdc *p)
+{
+	uint32_t psn;
+
+	for (psn = p->tx.snd_una; p->tx.n_refused > 0 && psn != p->tx.snd_nxt; psn++) {
+		struct tx_ent *e = ent_of(ep, p, psn);
+
+		if (e->refused) {
+			e->refused = 0;
+			p->tx.n_refused--;
+		}
+	}
+	p->tx.n_refused = 0;
+}
+
+/* Declare lost every outstanding PSN last sent before 'before_ns', but
+ * none the target refused for want of room: its silence about them is
+ * not their loss, and the timer resends them (on_rto). */
 static uint32_t
 mark_lost_before(struct uet_ep *ep, struct pdc *p, uint64_t before_ns, uint32_t *bytes,
 		 uint64_t now)
@@ -1238,7 +1265,8 @@ mark_lost_before(struct uet_ep *ep, struct pdc *p, uint64_t before_ns, uint32_t 
 	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
 		struct tx_ent *e = ent_of(ep, p, psn);
 
-		if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns >= before_ns)
+		if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns >= before_ns ||
+		    e->refused)
 			continue;
 		*bytes += ent_bytes(e);
 		declare_lost(ep, p, psn, UET_LB_FB_LOSS, now);
@@ -1548,6 +1576,8 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_
 		p->tx.rto_fails = 0;
 		p->tx.rto_count_ns = 0;
 		p->tx.rto_backoff = 0;
+		if (p->tx.n_refused != 0)
+			unpark_refused(ep, p);
 	}
 	p->tx.last_ack_ns = now;
 	if (probes_on(ep) && p->tx.snd_una != p->tx.snd_nxt)
@@ -1680,8 +1710,13 @@ tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta 
 		 * short of room is alive: its refusals are not the silence
 		 * that max_rto_retx counts (as RDMA's receiver-not-ready is
 		 * not a transport error), so the count starts again. */
-		if (target_busy(h->nack_code))
+		if (target_busy(h->nack_code)) {
 			p->tx.rto_fails = 0;
+			if (!(e->flags & TXF_ACKED) && !e->refused) {
+				e->refused = 1;
+				p->tx.n_refused++;
+			}
+		}
 		return 0;
 	}
 	if (e->flags & (TXF_ACKED | TXF_LOST))
@@ -1741,7 +1776,8 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 {
 	uint64_t rto = tx_rto(ep, p), earliest = UINT64_MAX, age = rto - rto / 4;
 	uint64_t oldest = UINT64_MAX, silence = 0;
-	uint32_t psn, naged = 0, aged_bytes = 0, first = 0;
+	uint32_t psn, naged = 0, aged_bytes = 0, first = 0, refused_probe = 0;
+	bool refused_seen = false;
 	/* Before any round trip was measured the RTO is a guess from the
 	 * configured base RTT, and an expiry that ran well past it (its
 	 * sender busy: one lcore writing several endpoints' first windows
@@ -1761,6 +1797,20 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		e = ent_of(ep, p, psn);
 		if (e->flags & (TXF_ACKED | TXF_LOST))
 			continue;
+		/* What the target refused for want of room, with nothing
+		 * acknowledged since, goes one packet per timeout: its oldest,
+		 * which asks whether room came back (RDMA's receiver-not-ready
+		 * retry). Resending it all would spend the fabric on packets
+		 * the target drops: with a fixed timeout, three PDCs' refused
+		 * windows resent in lockstep into a trimming queue got the one
+		 * packet their targets' messages waited on trimmed every time
+		 * (the fault swarm, seed 1705223). */
+		if (e->refused && e->sent_ns + age <= now) {
+			if (refused_seen)
+				continue;
+			refused_seen = true;
+			refused_probe = psn;
+		}
 		if (e->sent_ns + age <= now) {
 			if (naged == 0 || sent_before(e->sent_ns, psn, oldest, first)) {
 				oldest = e->sent_ns;
@@ -1789,6 +1839,8 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		for (psn = p->tx.snd_una; naged > 1 && psn != p->tx.snd_nxt; psn++) {
 			e = ent_of(ep, p, psn);
 			if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns + age > now)
+				continue;
+			if (e->refused && psn != refused_probe)
 				continue;
 			if ((e->flags & (TXF_HELD | TXF_HELD_RTO)) && blind)
 				continue;

@@ -1305,6 +1305,51 @@ drop_to_c(struct duo *d, struct duo_pkt *p, bool a_to_b)
 	return a_to_b || p->meta.dst_ip != 0x0a000003;
 }
 
+/* A and B, B with one message slot and a silent initiator's PDC dropped
+ * after 2 ms, A's timer 20 us without backoff (nack-rto, no probes). C
+ * (10.0.0.3) sends B the first packet of a 3-packet message and goes
+ * silent: the half message holds B's slot for those 2 ms. B's packets to
+ * C go nowhere. */
+static void
+busy_target_duo(struct duo *d, uint32_t max_rto_retx)
+{
+	const uint32_t c_ip = 0x0a000003;
+	struct uet_rx_meta rm = { .src_ip = c_ip, .ev = 9 };
+	static uint8_t cbuf[3 * 4096];
+	uint8_t pkt[DUO_MAX_PKT];
+	struct uet_ep_config c, cc;
+	struct uet_send_req r;
+	struct uet_tx_meta m;
+	struct uet_ep *cep;
+	int n;
+
+	duo_config(&c);
+	c.max_rx_msgs = 1;
+	c.loss_detect = UET_LOSS_NACK_RTO;
+	c.rto_ns = 20000;
+	c.rto_no_backoff = true;
+	c.max_rto_retx = max_rto_retx;
+	c.probe_rtts = 0;
+	c.pdc_target_idle_ns = 2000000;
+	assert_int_equal(duo_init(d, &c), 0);
+	d->filter = drop_to_c;
+	cc = c;
+	cc.local_ip = c_ip;
+	cc.user = NULL;
+	memset(&cc.cb, 0, sizeof(cc.cb));
+	assert_int_equal(uet_ep_create(&cc, &cep), 0);
+	memset(&r, 0, sizeof(r));
+	r.dst_ip = d->b.ip;
+	r.buf = cbuf;
+	r.len = sizeof(cbuf);
+	assert_int_equal(uet_ep_send(cep, &r, 0), 0);
+	n = uet_ep_write_pkt(cep, pkt, sizeof(pkt), &m, 0);
+	assert_true(n > 0);
+	assert_int_equal(m.kind, UET_PKT_DATA);
+	assert_int_equal(uet_ep_read_pkt(d->b.ep, &rm, pkt, (size_t)n, 0), 0);
+	uet_ep_destroy(cep);
+}
+
 /* A target short of room is alive, not a dead path: B's one message slot
  * is held by a message whose sender (C) went silent after its first
  * packet, until B's pdc_target_idle_ns drops it, 2 ms on. Meanwhile B
@@ -1316,44 +1361,10 @@ drop_to_c(struct duo *d, struct duo_pkt *p, bool a_to_b)
 static void
 test_busy_target_is_not_given_up(void **state)
 {
-	const uint32_t c_ip = 0x0a000003;
-	struct uet_ep_config c, cc;
-	struct uet_send_req r;
-	struct uet_tx_meta m;
-	struct uet_rx_meta rm = { .src_ip = c_ip, .ev = 9 };
-	static uint8_t cbuf[3 * 4096];
-	uint8_t pkt[DUO_MAX_PKT];
-	struct uet_ep *cep;
 	struct duo d;
-	int n;
 
 	(void)state;
-	duo_config(&c);
-	c.max_rx_msgs = 1;
-	c.loss_detect = UET_LOSS_NACK_RTO;
-	c.rto_ns = 20000;
-	c.rto_no_backoff = true;
-	c.max_rto_retx = 5;
-	c.probe_rtts = 0;
-	c.pdc_target_idle_ns = 2000000;
-	assert_int_equal(duo_init(&d, &c), 0);
-	d.filter = drop_to_c;
-	/* C's first packet of a 3-packet message takes B's only slot. */
-	cc = c;
-	cc.local_ip = c_ip;
-	cc.user = NULL;
-	memset(&cc.cb, 0, sizeof(cc.cb));
-	assert_int_equal(uet_ep_create(&cc, &cep), 0);
-	memset(&r, 0, sizeof(r));
-	r.dst_ip = d.b.ip;
-	r.buf = cbuf;
-	r.len = sizeof(cbuf);
-	assert_int_equal(uet_ep_send(cep, &r, 0), 0);
-	n = uet_ep_write_pkt(cep, pkt, sizeof(pkt), &m, 0);
-	assert_true(n > 0);
-	assert_int_equal(m.kind, UET_PKT_DATA);
-	assert_int_equal(uet_ep_read_pkt(d.b.ep, &rm, pkt, (size_t)n, 0), 0);
-	uet_ep_destroy(cep);
+	busy_target_duo(&d, 5);
 
 	assert_int_equal(duo_send(&d, &d.a, 72, 2 * 4096, 0), 0);
 	(void)duo_run(&d, 1000000);
@@ -1368,6 +1379,46 @@ test_busy_target_is_not_given_up(void **state)
 	assert_int_equal(d.a.tx_done_ok, 1);
 	assert_int_equal(d.a.tx_done_err, 0);
 	assert_true(d.now > 2000000);
+	duo_fini(&d);
+}
+
+/*
+ * What a target refuses for want of room goes one packet per timeout while
+ * it stays full: the oldest refused, asking whether room came back. B's
+ * one message slot is held by C's half message for 2 ms, as in
+ * test_busy_target_is_not_given_up; A's 16-packet message is refused
+ * whole, and A's timer (20 us, no backoff) fires some 100 times
+ * meanwhile. Resending all 16 at each expiry is what kept the fault
+ * swarm's seed 1705223 stuck (refused windows resent in lockstep trimmed
+ * the packets the target waited on). When the slot frees, the probe is
+ * accepted, and its ACK puts the rest back under the timer: A's message
+ * is in within a few timeouts.
+ */
+static void
+test_refused_resent_one_per_timeout(void **state)
+{
+	uint64_t retx_busy, rto_busy;
+	struct duo d;
+
+	(void)state;
+	busy_target_duo(&d, 12);
+
+	assert_int_equal(duo_send(&d, &d.a, 73, 16 * 4096, 0), 0);
+	(void)duo_run(&d, 1900000);
+	retx_busy = st(&d.a)->tx_retx_pkts;
+	rto_busy = st(&d.a)->rto_events;
+	assert_int_equal(d.b.rx[73].done, 0);
+	assert_true(rto_busy >= 80);
+	/* One resend per expiry (16 each without the rule: some 1,500). */
+	assert_true(retx_busy <= rto_busy + 16);
+	assert_true(st(&d.b)->rx_no_resources <= retx_busy + 16);
+	/* In within a few timeouts of the slot's release at 2 ms. */
+	(void)duo_run(&d, 2000000 + 3 * 20000);
+	assert_true(duo_msg_exact(&d.b, 73, 16 * 4096));
+	assert_int_equal(d.a.tx_done_ok, 1);
+	assert_true(duo_run(&d, 10000000));
+	assert_int_equal(d.a.tx_done_err, 0);
+	assert_int_equal(d.b.rx[73].done, 1);
 	duo_fini(&d);
 }
 
@@ -1734,6 +1785,7 @@ main(void)
 		cmocka_unit_test(test_target_pdc_table_full),
 		cmocka_unit_test(test_rx_message_pool_full),
 		cmocka_unit_test(test_busy_target_is_not_given_up),
+		cmocka_unit_test(test_refused_resent_one_per_timeout),
 		cmocka_unit_test(test_tx_window_pool_wait),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_ev_range_and_classes),
