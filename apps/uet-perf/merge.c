@@ -26,6 +26,19 @@ rel_or_neg(uint64_t t, uint64_t start)
 	return t > start ? (json_int_t)(t - start) : 0;
 }
 
+/* Streams' FCTs or round trips: the kept samples, thinned to at most
+ * MAX_EXPORT_FCT evenly (the control channel carries them). */
+static json_t *
+export_samples(const uint64_t *v, size_t n)
+{
+	size_t i, step = n > MAX_EXPORT_FCT ? (n + MAX_EXPORT_FCT - 1) / MAX_EXPORT_FCT : 1;
+	json_t *a = json_array();
+
+	for (i = 0; i < n; i += step)
+		json_array_append_new(a, json_integer((json_int_t)v[i]));
+	return a;
+}
+
 json_t *
 perf_export(const struct uet_meas *m, uint64_t end_ns)
 {
@@ -51,17 +64,12 @@ perf_export(const struct uet_meas *m, uint64_t end_ns)
 						       (json_int_t)r.msgs_received));
 	}
 	if (cfg->repeat) {
-		/* Streams' FCTs: the kept samples, thinned to at most
-		 * MAX_EXPORT_FCT evenly (the control channel carries them). */
-		size_t n, step;
-		uint64_t offered;
-		const uint64_t *v = uet_meas_fct_samples(m, &n, &offered);
-		json_t *a = json_array();
+		size_t n;
+		const uint64_t *v = uet_meas_fct_samples(m, &n, NULL);
 
-		step = n > MAX_EXPORT_FCT ? (n + MAX_EXPORT_FCT - 1) / MAX_EXPORT_FCT : 1;
-		for (i = 0; i < n; i += step)
-			json_array_append_new(a, json_integer((json_int_t)v[i]));
-		json_object_set_new(o, "fct", a);
+		json_object_set_new(o, "fct", export_samples(v, n));
+		v = uet_meas_rtt_samples(m, &n, NULL);
+		json_object_set_new(o, "rtt", export_samples(v, n));
 	}
 	for (i = 0; i < nb; i++) {
 		uet_meas_bin(m, i, &rxb, &txb, &retx);
@@ -165,6 +173,9 @@ perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint6
 	json_array_foreach(json_object_get(o, "fct"), i, v)
 		if (json_integer_value(v) >= 0)
 			(void)uet_meas_add_fct_sample(g, (uint64_t)json_integer_value(v));
+	json_array_foreach(json_object_get(o, "rtt"), i, v)
+		if (json_integer_value(v) >= 0)
+			(void)uet_meas_add_rtt_sample(g, (uint64_t)json_integer_value(v));
 	json_array_foreach(rx, i, v)
 		if (json_integer_value(v) > 0)
 			(void)uet_meas_rx_bytes(g, cfg->start_ns + i * cfg->bin_ns,

@@ -316,8 +316,7 @@ conf_finalize(struct uet_perf_opts *o, char *err, size_t n)
 			    "--lb ops", WHERE(conf_row("lb")));
 	if (o->duration_s > 0 &&
 	    (strcmp(o->pattern, "ring-allreduce") == 0 ||
-	     strcmp(o->pattern, "butterfly-allreduce") == 0 || strcmp(o->pattern, "cm") == 0 ||
-	     strcmp(o->pattern, "pingpong") == 0))
+	     strcmp(o->pattern, "butterfly-allreduce") == 0 || strcmp(o->pattern, "cm") == 0))
 		return fail(err, n, "%s: pattern '%s' runs a fixed number of iterations "
 			    "(--iters), not a duration", WHERE(conf_row("duration")), o->pattern);
 

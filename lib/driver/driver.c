@@ -32,6 +32,9 @@ struct uet_drv {
 				      * ends those) */
 	struct fifo *pend;           /* iterations: per source rank */
 	struct fifo needy;           /* streams: flows owed a message */
+	bool pingpong;               /* streams of a ping-pong: each message
+				      * answers the one before it */
+	uint64_t *ping_ns;           /* ... when each local ping left */
 	uint32_t npend;              /* flows waiting in pend queues */
 	struct uet_drv_stats st;
 };
@@ -91,7 +94,9 @@ uet_drv_create(const struct uet_drv_cfg *c, struct uet_drv **out)
 	if (c->repeat) {
 		d->seq = calloc(n, sizeof(uint32_t));
 		d->ended = calloc(n, 1);
-		if (d->seq == NULL || d->ended == NULL)
+		d->pingpong = c->wl->pattern == UET_WL_PINGPONG;
+		d->ping_ns = calloc(n, sizeof(uint64_t));
+		if (d->seq == NULL || d->ended == NULL || d->ping_ns == NULL)
 			goto oom;
 		for (n = 0; n < c->wl->nflows; n++) {
 			const struct uet_wl_flow *f = &c->wl->flows[n];
@@ -128,6 +133,7 @@ uet_drv_destroy(struct uet_drv *d)
 	free(d->flow_bad);
 	free(d->seq);
 	free(d->ended);
+	free(d->ping_ns);
 	free(d);
 }
 
@@ -141,14 +147,19 @@ uet_drv_begin(struct uet_drv *d, struct uet_meas *m, uint64_t t0_ns)
 	d->running = true;
 	if (!d->cfg.repeat)
 		return;
-	/* Every local stream starts with `parallel` messages owed. */
+	/* Every local stream starts with `parallel` messages owed; a
+	 * ping-pong's pings with one, its pongs with none (each answers a
+	 * ping). */
 	d->live = 0;
-	for (i = 0; i < d->wl->nflows; i++)
-		if (d->cfg.local[d->wl->flows[i].src]) {
-			d->live++;
-			for (k = 0; k < par; k++)
-				(void)fifo_push(&d->needy, i);
-		}
+	for (i = 0; i < d->wl->nflows; i++) {
+		if (!d->cfg.local[d->wl->flows[i].src])
+			continue;
+		d->live++;
+		if (d->pingpong && d->wl->flows[i].step != 0)
+			continue;
+		for (k = 0; k < (d->pingpong ? 1 : par); k++)
+			(void)fifo_push(&d->needy, i);
+	}
 }
 
 void
@@ -234,6 +245,26 @@ start_flows(struct uet_drv *d, uint64_t now_ns)
 	} while (n == READY_BATCH);
 }
 
+/* A stream ends: a message failed. */
+static void
+end_stream(struct uet_drv *d, uint32_t flow)
+{
+	if (d->ended[flow] || !d->cfg.local[d->wl->flows[flow].src])
+		return;
+	d->ended[flow] = 1;
+	d->live--;
+	d->st.streams_ended++;
+}
+
+/* A ping-pong's chain ends with either of its messages: the other side
+ * waits for an answer that will not come. */
+static void
+end_chain(struct uet_drv *d, uint32_t flow)
+{
+	end_stream(d, flow);
+	end_stream(d, d->wl->flows[flow].step == 0 ? flow + 1 : flow - 1);
+}
+
 static void
 feed_streams(struct uet_drv *d, uint64_t now_ns)
 {
@@ -249,10 +280,15 @@ feed_streams(struct uet_drv *d, uint64_t now_ns)
 
 		if (rc == UET_ERR_NOBUFS)
 			break; /* no message slot: after the next completion */
-		if (rc != 0)
+		if (rc != 0) {
 			d->st.send_errors++;
-		else
+			if (d->pingpong)
+				end_chain(d, f);
+		} else {
+			if (d->pingpong && d->wl->flows[f].step == 0)
+				d->ping_ns[f] = now_ns;
 			d->seq[f]++;
+		}
 		fifo_pop(&d->needy);
 	}
 }
@@ -310,6 +346,21 @@ uet_drv_rx_data(struct uet_drv *d, const struct uet_rx_data *x, uint64_t now_ns)
 		d->flow_bad[flow] = 1;
 }
 
+/* A ping-pong message arrived whole: the peer answers a ping with its
+ * pong; the pinger takes the round trip off a pong and pings again. */
+static void
+pingpong_turn(struct uet_drv *d, uint32_t flow, uint64_t done_ns)
+{
+	uint32_t next = d->wl->flows[flow].step == 0 ? flow + 1 : flow - 1;
+
+	if (!d->cfg.local[d->wl->flows[next].src] || d->ended[next])
+		return;
+	if (d->wl->flows[flow].step == 1 && done_ns >= d->ping_ns[next])
+		(void)uet_meas_add_rtt_sample(d->meas, done_ns - d->ping_ns[next]);
+	if (fifo_push(&d->needy, next) != 0)
+		d->st.send_errors++;
+}
+
 void
 uet_drv_rx_msg(struct uet_drv *d, const struct uet_rx_msg *x)
 {
@@ -325,6 +376,8 @@ uet_drv_rx_msg(struct uet_drv *d, const struct uet_rx_msg *x)
 	}
 	if (d->cfg.repeat) {
 		(void)uet_meas_msg_received(d->meas, (uint32_t)flow, x->done_ns);
+		if (d->pingpong)
+			pingpong_turn(d, (uint32_t)flow, x->done_ns);
 	} else {
 		(void)uet_meas_recv_done(d->meas, (uint32_t)flow, x->done_ns);
 		(void)uet_wl_run_recv_done(d->wr, (uint32_t)flow, rel(d, x->done_ns));
@@ -360,11 +413,15 @@ uet_drv_tx_done(struct uet_drv *d, const struct uet_tx_done *x, uint64_t now_ns)
 			 * connection in error does, instead of opening PDC
 			 * after PDC into a peer that is gone until the
 			 * duration runs out. */
-			d->ended[flow] = 1;
-			d->live--;
-			d->st.streams_ended++;
+			if (d->pingpong)
+				end_chain(d, (uint32_t)flow);
+			else
+				end_stream(d, (uint32_t)flow);
 			return;
 		}
+		/* A ping-pong's next message waits for the answer. */
+		if (d->pingpong)
+			return;
 		if (fifo_push(&d->needy, (uint32_t)flow) != 0)
 			d->st.send_errors++;
 		return;

@@ -18,7 +18,10 @@
  *   tag = sequence << 32 | flow id, with `parallel` in flight, until the
  *   caller stops the driver; a message that fails (its PDC gave up after
  *   the retry limit) ends its stream, and when every local stream ended
- *   and no stream from elsewhere comes in, the driver is done.
+ *   and no stream from elsewhere comes in, the driver is done. A
+ *   ping-pong's two streams take turns instead: a ping goes at the start
+ *   and after each pong's arrival (the round trip a sample of the
+ *   measurement's), a pong after each ping's; a failure ends both.
  * A message refused for lack of endpoint resources (UET_ERR_NOBUFS) waits
  * in its source rank's queue and goes first at the next step.
  */

@@ -38,6 +38,13 @@ struct bin {
 	uint64_t rx_bytes, tx_bytes, retx_pkts;
 };
 
+/* Samples of a duration run, a uniform reservoir once past the cap. */
+struct samples {
+	uint64_t *v;
+	size_t n, cap;
+	uint64_t offered;
+};
+
 struct uet_meas {
 	struct uet_meas_config cfg; /* flows, rank_local and rank_clock cleared */
 	struct flow_st *flows;
@@ -54,10 +61,8 @@ struct uet_meas {
 	bool nic_known;
 	uint64_t verify_checked, verify_bad;
 	struct uet_meas_bad bad;
-	/* Streams: FCT samples, a uniform reservoir once past the cap. */
-	uint64_t *fct;
-	size_t n_fct, fct_cap;
-	uint64_t fct_offered;
+	/* Streams: messages' FCTs, and a ping-pong's round trips. */
+	struct samples fct, rtt;
 };
 
 int
@@ -131,7 +136,8 @@ uet_meas_destroy(struct uet_meas *m)
 	free(m->ev_ce);
 	free(m->bins);
 	free(m->events);
-	free(m->fct);
+	free(m->fct.v);
+	free(m->rtt.v);
 	free(m);
 }
 
@@ -182,44 +188,79 @@ uet_meas_recv_done(struct uet_meas *m, uint32_t flow, uint64_t now_ns)
 			offsetof(struct flow_st, recv_done_ns), now_ns);
 }
 
-int
-uet_meas_add_fct_sample(struct uet_meas *m, uint64_t fct_ns)
+static int
+samples_add(struct samples *s, size_t max, uint64_t v)
 {
 	uint64_t j;
 
-	m->fct_offered++;
-	if (m->n_fct < m->cfg.max_fct_samples) {
-		if (m->n_fct == m->fct_cap) {
-			size_t cap = m->fct_cap ? m->fct_cap * 2 : 1024;
+	s->offered++;
+	if (s->n < max) {
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? s->cap * 2 : 1024;
 			uint64_t *n;
 
-			if (cap > m->cfg.max_fct_samples)
-				cap = m->cfg.max_fct_samples;
-			n = realloc(m->fct, cap * sizeof(*n));
+			if (cap > max)
+				cap = max;
+			n = realloc(s->v, cap * sizeof(*n));
 			if (n == NULL)
 				return UET_ERR_NOMEM;
-			m->fct = n;
-			m->fct_cap = cap;
+			s->v = n;
+			s->cap = cap;
 		}
-		m->fct[m->n_fct++] = fct_ns;
+		s->v[s->n++] = v;
 		return 0;
 	}
 	/* Reservoir sampling (Vitter's algorithm R) keeps every sample
 	 * equally likely; the "random" index is a hash of the sample count,
 	 * so the same run keeps the same samples. */
-	j = uet_mix64(m->fct_offered * 0x9e3779b97f4a7c15ULL) % m->fct_offered;
-	if (j < m->n_fct)
-		m->fct[j] = fct_ns;
+	j = uet_mix64(s->offered * 0x9e3779b97f4a7c15ULL) % s->offered;
+	if (j < s->n)
+		s->v[j] = v;
 	return 0;
+}
+
+/* src's kept samples into dst; those src offered but did not keep still
+ * count as offered. */
+static int
+samples_merge(struct samples *dst, size_t max, const struct samples *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->n; i++)
+		if (samples_add(dst, max, src->v[i]) != 0)
+			return UET_ERR_NOMEM;
+	dst->offered += src->offered - src->n;
+	return 0;
+}
+
+int
+uet_meas_add_fct_sample(struct uet_meas *m, uint64_t fct_ns)
+{
+	return samples_add(&m->fct, m->cfg.max_fct_samples, fct_ns);
 }
 
 const uint64_t *
 uet_meas_fct_samples(const struct uet_meas *m, size_t *n, uint64_t *offered)
 {
-	*n = m->n_fct;
+	*n = m->fct.n;
 	if (offered != NULL)
-		*offered = m->fct_offered;
-	return m->fct;
+		*offered = m->fct.offered;
+	return m->fct.v;
+}
+
+int
+uet_meas_add_rtt_sample(struct uet_meas *m, uint64_t rtt_ns)
+{
+	return samples_add(&m->rtt, m->cfg.max_fct_samples, rtt_ns);
+}
+
+const uint64_t *
+uet_meas_rtt_samples(const struct uet_meas *m, size_t *n, uint64_t *offered)
+{
+	*n = m->rtt.n;
+	if (offered != NULL)
+		*offered = m->rtt.offered;
+	return m->rtt.v;
 }
 
 /* A stream's flow and the local end it needs, or NULL (counted). */
@@ -679,11 +720,11 @@ fct_summary(const struct uet_meas *m, bool recv, struct uet_meas_fct *out)
 	if (m->cfg.repeat && recv)
 		return 0;
 	if (m->cfg.repeat) {
-		v = malloc((m->n_fct ? m->n_fct : 1) * sizeof(*v));
+		v = malloc((m->fct.n ? m->fct.n : 1) * sizeof(*v));
 		if (v == NULL)
 			return UET_ERR_NOMEM;
-		for (n = 0; n < m->n_fct; n++) {
-			v[n] = m->fct[n];
+		for (n = 0; n < m->fct.n; n++) {
+			v[n] = m->fct.v[n];
 			sum += v[n];
 		}
 		goto summary;
@@ -717,9 +758,15 @@ uet_meas_rtt(const struct uet_meas *m, const uint32_t *out_flow, const uint32_t 
 	memset(out, 0, sizeof(*out));
 	if (m == NULL || (n_pairs > 0 && (out_flow == NULL || back_flow == NULL)))
 		return UET_ERR_INVAL;
-	v = malloc((n_pairs ? n_pairs : 1) * sizeof(*v));
+	if (m->cfg.repeat)
+		n_pairs = 0;
+	v = malloc((n_pairs > m->rtt.n ? n_pairs : m->rtt.n + 1) * sizeof(*v));
 	if (v == NULL)
 		return UET_ERR_NOMEM;
+	for (i = 0; i < m->rtt.n && m->cfg.repeat; i++) {
+		v[n] = m->rtt.v[i];
+		sum += v[n++];
+	}
 	for (i = 0; i < n_pairs; i++) {
 		struct uet_meas_flow_rec o, b;
 
@@ -739,6 +786,10 @@ uet_meas_rtt(const struct uet_meas *m, const uint32_t *out_flow, const uint32_t 
 		/* The sample's, as perftest's t_stdev. */
 		out->stdev_ns = (uint64_t)(sqrt(sq / (double)(n - 1)) + 0.5);
 	}
+	/* Past the reservoir's cap the statistics are the kept sample's;
+	 * the count is every round trip. */
+	if (m->cfg.repeat)
+		out->rtt.count = m->rtt.offered;
 	free(v);
 	return 0;
 }
@@ -952,10 +1003,8 @@ uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src)
 	dst->bad.stats += src->bad.stats;
 	dst->bad.timeline_full += src->bad.timeline_full;
 	dst->bad.events_full += src->bad.events_full;
-	for (i = 0; i < src->n_fct; i++)
-		if (uet_meas_add_fct_sample(dst, src->fct[i]) != 0)
-			return UET_ERR_NOMEM;
-	/* Samples src offered but did not keep still count as offered. */
-	dst->fct_offered += src->fct_offered - src->n_fct;
+	if (samples_merge(&dst->fct, dst->cfg.max_fct_samples, &src->fct) != 0 ||
+	    samples_merge(&dst->rtt, dst->cfg.max_fct_samples, &src->rtt) != 0)
+		return UET_ERR_NOMEM;
 	return 0;
 }

@@ -189,7 +189,7 @@ int uet_meas_msg_received(struct uet_meas *m, uint32_t flow, uint64_t now_ns);
  * one process (one per lcore, say), with the same flows, EV set, start and
  * bins; each flow end recorded in at most one of them. Flow times, bins,
  * totals, EV counters, events (appended), transport counters (summed),
- * verification, bad-input counters and FCT samples. 0 or UET_ERR_INVAL
+ * verification, bad-input counters, FCT and RTT samples. 0 or UET_ERR_INVAL
  * (mismatched configurations; dst unchanged) or UET_ERR_NOMEM.
  */
 int uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src);
@@ -199,6 +199,12 @@ int uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src);
 const uint64_t *uet_meas_fct_samples(const struct uet_meas *m, size_t *n,
 				     uint64_t *offered);
 int uet_meas_add_fct_sample(struct uet_meas *m, uint64_t fct_ns);
+/* Streams of a ping-pong: its round trips, each taken by the driver at
+ * the pinger (from the ping handed to the transport to the pong's last
+ * byte back); kept as the FCT samples are, up to max_fct_samples. */
+const uint64_t *uet_meas_rtt_samples(const struct uet_meas *m, size_t *n,
+				     uint64_t *offered);
+int uet_meas_add_rtt_sample(struct uet_meas *m, uint64_t rtt_ns);
 /* Streams: restore a flow's counters exported by another process (its
  * local end(s) only; times as in struct uet_meas_flow_rec). 0 or
  * UET_ERR_INVAL. */
@@ -335,8 +341,9 @@ int uet_meas_fct_recv(const struct uet_meas *m, struct uet_meas_fct *out);
  * submit(out_flow[i]) (the answer back at the first message's sender,
  * since it was handed to the transport). The summary (nearest-rank
  * percentiles, as struct uet_meas_fct) and the sample standard deviation
- * (n - 1; 0 below two round trips). 0, UET_ERR_INVAL (NULL arrays) or
- * UET_ERR_NOMEM. */
+ * (n - 1; 0 below two round trips). Streams (cfg.repeat): the pairs are
+ * ignored, and the summary is over the round-trip samples (count: every
+ * one offered). 0, UET_ERR_INVAL (NULL arrays) or UET_ERR_NOMEM. */
 struct uet_meas_rtt {
 	struct uet_meas_fct rtt;
 	uint64_t stdev_ns;

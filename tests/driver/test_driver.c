@@ -271,6 +271,83 @@ test_stream_ends_on_failure(void **state)
 	uet_wl_free(wl);
 }
 
+/* A ping-pong for a duration: one ping out at the start whatever
+ * `parallel` says; the peer answers each ping it receives with its pong,
+ * the pinger takes the round trip (from the ping handed over to the pong
+ * back) and pings again; acknowledgments start nothing. A failed message
+ * ends both streams of its chain. */
+static void
+test_pingpong_streams(void **state)
+{
+	struct uet_wl *wl = build(UET_WL_PINGPONG, 2, 64, 1, 0);
+	bool local[2] = { true, true };
+	struct uet_meas *m = meas_of(wl, local, true);
+	struct uet_drv_cfg c = { .wl = wl, .local = local, .send = fake_send, .repeat = true,
+				 .parallel = 4 };
+	struct uet_meas_rtt r;
+	struct fake k;
+	struct uet_drv *d;
+
+	(void)state;
+	assert_int_equal(wl->nflows, 2);
+	memset(&k, 0, sizeof(k));
+	c.ctx = &k;
+	assert_int_equal(uet_drv_create(&c, &d), 0);
+	uet_drv_begin(d, m, T0);
+	uet_drv_step(d, T0 + 100);
+	assert_int_equal(k.n, 1);
+	assert_int_equal(k.tag[0], 0);
+	assert_int_equal(k.src[0], 0);
+	ack(d, k.tag[0], T0 + 300, 0);
+	uet_drv_step(d, T0 + 301);
+	assert_int_equal(k.n, 1);
+	deliver(d, k.tag[0], 64, T0 + 250);
+	uet_drv_step(d, T0 + 260);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.tag[1], 1);
+	assert_int_equal(k.src[1], 1);
+	deliver(d, k.tag[1], 64, T0 + 600);
+	uet_drv_step(d, T0 + 610);
+	assert_int_equal(k.n, 3);
+	assert_int_equal(k.tag[2], 1ULL << 32);
+	deliver(d, k.tag[2], 64, T0 + 800);
+	uet_drv_step(d, T0 + 810);
+	assert_int_equal(k.tag[3], (1ULL << 32) | 1);
+	deliver(d, k.tag[3], 64, T0 + 1500);
+	assert_int_equal(uet_meas_rtt(m, NULL, NULL, 0, &r), 0);
+	assert_int_equal(r.rtt.count, 2);
+	assert_int_equal(r.rtt.min_ns, 500);
+	assert_int_equal(r.rtt.max_ns, 890);
+	/* The third ping fails: the peer's stream ends with it. */
+	uet_drv_step(d, T0 + 1510);
+	assert_int_equal(k.n, 5);
+	assert_false(uet_drv_done(d));
+	ack(d, k.tag[4], T0 + 2000, UET_ERR_TIMEOUT);
+	assert_int_equal(uet_drv_stats(d)->streams_ended, 2);
+	assert_true(uet_drv_done(d));
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+
+	/* The peer driven elsewhere: its pongs come in, pings go out. */
+	local[1] = false;
+	m = meas_of(wl, local, true);
+	memset(&k, 0, sizeof(k));
+	assert_int_equal(uet_drv_create(&c, &d), 0);
+	uet_drv_begin(d, m, T0);
+	uet_drv_step(d, T0);
+	assert_int_equal(k.n, 1);
+	deliver(d, 1, 64, T0 + 700);
+	uet_drv_step(d, T0 + 700);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.tag[1], 1ULL << 32);
+	assert_int_equal(uet_meas_rtt(m, NULL, NULL, 0, &r), 0);
+	assert_int_equal(r.rtt.count, 1);
+	assert_int_equal(r.rtt.p50_ns, 700);
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+	uet_wl_free(wl);
+}
+
 /* A failed send completes the flow as failed; a receiver driven here is
  * released at once, one driven elsewhere is handed to gave_up; a send the
  * endpoint refuses outright fails the flow without waiting. */
@@ -402,6 +479,7 @@ main(void)
 		cmocka_unit_test(test_iterations_and_retry),
 		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_stream_ends_on_failure),
+		cmocka_unit_test(test_pingpong_streams),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_verify),
 	};

@@ -84,6 +84,60 @@ test_early_receive_survives_merge(void **state)
 	uet_meas_destroy(g);
 }
 
+/* A ping-pong for a duration: the pinger's process took the round trips
+ * (the other process has none); they come through the merge, the FCT
+ * samples apart from them. */
+static void
+test_stream_rtts_survive_merge(void **state)
+{
+	static const bool only0[2] = { true, false }, only1[2] = { false, true };
+	static const bool both[2] = { true, true };
+	const struct uet_meas_flow pp[2] = {
+		{ .src = 0, .dst = 1, .size_bytes = 64 },
+		{ .src = 1, .dst = 0, .size_bytes = 64, .step = 1 },
+	};
+	struct uet_meas_config c = { .flows = pp, .n_flows = 2, .n_ranks = 2, .ev_base = 1000,
+				     .ev_count = 4, .repeat = true };
+	struct uet_meas *a, *b, *g;
+	struct uet_ep_stats sum;
+	struct uet_meas_rtt r;
+	struct uet_meas_fct f;
+	uint64_t end_ns = 0;
+	json_t *ea, *eb;
+
+	(void)state;
+	c.rank_local = only0;
+	c.start_ns = START_A_NS;
+	assert_int_equal(uet_meas_create(&c, &a), 0);
+	c.rank_local = only1;
+	c.start_ns = START_B_NS;
+	assert_int_equal(uet_meas_create(&c, &b), 0);
+	c.rank_local = both;
+	c.start_ns = 0;
+	assert_int_equal(uet_meas_create(&c, &g), 0);
+	assert_int_equal(uet_meas_msg_acked(a, 0, START_A_NS + 10, START_A_NS + 900, 0), 0);
+	assert_int_equal(uet_meas_add_rtt_sample(a, 2000), 0);
+	assert_int_equal(uet_meas_add_rtt_sample(a, 4000), 0);
+	assert_int_equal(uet_meas_msg_acked(b, 1, START_B_NS + 1000, START_B_NS + 1700, 0), 0);
+	ea = perf_export(a, 5000);
+	eb = perf_export(b, 5000);
+	memset(&sum, 0, sizeof(sum));
+	assert_int_equal(perf_import(g, &sum, ea, &end_ns), 0);
+	assert_int_equal(perf_import(g, &sum, eb, &end_ns), 0);
+	assert_int_equal(uet_meas_rtt(g, NULL, NULL, 0, &r), 0);
+	assert_int_equal(r.rtt.count, 2);
+	assert_int_equal(r.rtt.min_ns, 2000);
+	assert_int_equal(r.rtt.max_ns, 4000);
+	assert_int_equal(uet_meas_fct(g, &f), 0);
+	assert_int_equal(f.count, 2);
+	assert_int_equal(f.max_ns, 890);
+	json_decref(ea);
+	json_decref(eb);
+	uet_meas_destroy(a);
+	uet_meas_destroy(b);
+	uet_meas_destroy(g);
+}
+
 static void
 test_malformed_export_is_refused(void **state)
 {
@@ -111,6 +165,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_early_receive_survives_merge),
 		cmocka_unit_test(test_malformed_export_is_refused),
+		cmocka_unit_test(test_stream_rtts_survive_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -57,18 +57,29 @@ ip -n "$NSB" link set "${TAG}y" mtu 9000 up
 EAL=(--no-huge --no-shconf --no-pci -m 512 --log-level=error)
 APP=(--pattern pair --size 1M --iters 4 --verify --base-rtt-ns 200000)
 
-ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
-	--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
-	--server --endpoint port=0,ip=10.77.0.1 "${APP[@]}" >"$TMP/server.txt" 2>&1 &
-SRV_PID=$!
-rc=0
-ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
-	--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
-	--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 "${APP[@]}" \
-	--json "$TMP/client.json" >"$TMP/client.txt" 2>&1 || rc=$?
-src=0
-wait "$SRV_PID" || src=$?
-SRV_PID=""
+# A --server in $NSA and a --client in $NSB, both with the arguments given
+# (the client's followed by those in CLIENT_ONLY); their output in
+# $TMP/NAMEserver.txt and NAMEclient.txt, the client's JSON in
+# NAMEclient.json; rc and src: their exit codes.
+CLIENT_ONLY=()
+run_pair() {
+	local name=$1
+	shift
+	ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
+		--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
+		--server --endpoint port=0,ip=10.77.0.1 "$@" >"$TMP/${name}server.txt" 2>&1 &
+	SRV_PID=$!
+	rc=0
+	ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
+		--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
+		--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 "$@" "${CLIENT_ONLY[@]}" \
+		--json "$TMP/${name}client.json" >"$TMP/${name}client.txt" 2>&1 || rc=$?
+	src=0
+	wait "$SRV_PID" || src=$?
+	SRV_PID=""
+}
+
+run_pair "" "${APP[@]}"
 if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
 	echo "FAIL: client exit $rc, server exit $src"
 	cat "$TMP/client.txt" "$TMP/server.txt"
@@ -93,19 +104,7 @@ EOF
 # A ping-pong between the two processes (perftest's ib_send_lat): the client
 # sends first, the server answers each ping; the client's report holds the
 # round trips, the latency table half of each.
-ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
-	--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
-	--server --endpoint port=0,ip=10.77.0.1 --pattern pingpong --size 64 --iters 200 \
-	--verify >"$TMP/pserver.txt" 2>&1 &
-SRV_PID=$!
-rc=0
-ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
-	--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
-	--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 --pattern pingpong --size 64 \
-	--iters 200 --verify --json "$TMP/pclient.json" >"$TMP/pclient.txt" 2>&1 || rc=$?
-src=0
-wait "$SRV_PID" || src=$?
-SRV_PID=""
+run_pair p --pattern pingpong --size 64 --iters 200 --verify
 if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ] || ! grep -q "t_typical" "$TMP/pclient.txt"; then
 	echo "FAIL: ping-pong: client exit $rc, server exit $src"
 	cat "$TMP/pclient.txt" "$TMP/pserver.txt"
@@ -129,6 +128,31 @@ assert 0 < rtt["min_ns"] <= rtt["p50_ns"] <= rtt["p99_ns"] <= rtt["max_ns"], lat
 assert lat["one_way_p50_ns"] == rtt["p50_ns"] // 2, lat
 print("ok: ping-pong of 64 B between two processes over af_packet/veth, 200 round trips, "
       "one way %.2f us (median)" % (lat["one_way_p50_ns"] / 1e3))
+EOF
+# The same for a duration (-D): the round trips are the client's, and come
+# through the end-of-run gather with the server's (none).
+run_pair l --pattern pingpong --size 64 -D 1 --verify
+if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ] || ! grep -q "t_typical" "$TMP/lclient.txt"; then
+	echo "FAIL: ping-pong for 1 s: client exit $rc, server exit $src"
+	cat "$TMP/lclient.txt" "$TMP/lserver.txt"
+	exit 1
+fi
+python3 - "$TMP/lclient.json" "$TMP/lclient.txt" <<'EOF'
+import json, sys
+end = json.load(open(sys.argv[1]))["end"]
+lat = end["latency"]
+n = lat["round_trips"]
+# Each ping waits for its pong: two messages acknowledged per round trip,
+# give or take the last ping and pong, which the end cuts off.
+assert n >= 100 and lat["rtt"]["count"] == n, lat
+assert 2 * n - 1 <= end["fct"]["count"] <= 2 * n + 1, (n, end["fct"])
+assert end["verify"]["bad_msgs"] == 0 and end["verify"]["checked_msgs"] >= 2 * n, end["verify"]
+rtt = lat["rtt"]
+assert 0 < rtt["min_ns"] <= rtt["p50_ns"] <= rtt["max_ns"], lat
+row = [l.split() for l in open(sys.argv[2]) if l.strip()[:1].isdigit()][0]
+assert int(row[0]) == 64 and int(row[1]) == n, row
+print("ok: ping-pong of 64 B between two processes for 1 s, %d round trips, one way %.2f us"
+      % (n, lat["one_way_p50_ns"] / 1e3))
 EOF
 # Peer death: the server is killed in the middle of a 3 s streaming run. The
 # client must still end (its duration, then the end-of-run barrier finds
@@ -211,17 +235,9 @@ EOF2
 
 # Options that differ between the hosts: named, not hashed.
 APP=(--pattern pair --size 1M --iters 2 --base-rtt-ns 200000)
-ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
-	--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
-	--server --endpoint port=0,ip=10.77.0.1 "${APP[@]}" >"$TMP/mserver.txt" 2>&1 &
-SRV_PID=$!
-rc=0
-ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
-	--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
-	--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 "${APP[@]}" --size 2M --lb ops \
-	>"$TMP/mclient.txt" 2>&1 || rc=$?
-wait "$SRV_PID" || true
-SRV_PID=""
+CLIENT_ONLY=(--size 2M --lb ops)
+run_pair m "${APP[@]}"
+CLIENT_ONLY=()
 if [ "$rc" -eq 0 ] || ! grep -q -- "--size (1048576 there, 2097152 here)" "$TMP/mclient.txt" ||
 	! grep -q -- "--lb (reps there, ops here)" "$TMP/mclient.txt"; then
 	echo "FAIL: option mismatch: client exit $rc"

@@ -708,6 +708,56 @@ test_stream_fct_reservoir(void **state)
 	uet_meas_destroy(b);
 }
 
+/* A ping-pong run for a duration: its round trips are samples the driver
+ * adds, summarised whatever pairs are named, kept as a reservoir past
+ * max_fct_samples (the count still every one), and merged. */
+static void
+test_stream_rtt(void **state)
+{
+	const struct uet_meas_flow flows[2] = {
+		{ .src = 0, .dst = 1, .size_bytes = 64 },
+		{ .src = 1, .dst = 0, .size_bytes = 64, .step = 1 },
+	};
+	const bool local[2] = { true, true };
+	uint32_t out = 0, back = 1;
+	struct uet_meas *a = make_stream(2, flows, local, 2, 100);
+	struct uet_meas *b = make_stream(2, flows, local, 2, 100);
+	struct uet_meas_rtt r;
+	uint64_t offered, i;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(uet_meas_rtt(a, &out, &back, 1, &r), 0);
+	assert_int_equal(r.rtt.count, 0);
+	assert_int_equal(uet_meas_add_rtt_sample(a, 1000), 0);
+	assert_int_equal(uet_meas_add_rtt_sample(a, 3000), 0);
+	assert_int_equal(uet_meas_rtt(a, &out, &back, 1, &r), 0);
+	assert_int_equal(r.rtt.count, 2);
+	assert_int_equal(r.rtt.min_ns, 1000);
+	assert_int_equal(r.rtt.mean_ns, 2000);
+	assert_int_equal(r.rtt.max_ns, 3000);
+	assert_int_equal(r.stdev_ns, 1414);
+	/* Not FCTs. */
+	assert_null(uet_meas_fct_samples(a, &n, NULL));
+	assert_int_equal(n, 0);
+	for (i = 1; i <= 1000; i++)
+		assert_int_equal(uet_meas_add_rtt_sample(b, 10000 + i), 0);
+	assert_non_null(uet_meas_rtt_samples(b, &n, &offered));
+	assert_int_equal(n, 100);
+	assert_int_equal(offered, 1000);
+	assert_int_equal(uet_meas_rtt(b, NULL, NULL, 0, &r), 0);
+	assert_int_equal(r.rtt.count, 1000);
+	assert_in_range(r.rtt.min_ns, 10001, 10100);
+	assert_in_range(r.rtt.mean_ns, 10300, 10700);
+	/* b into a: 102 offered, 100 kept. */
+	assert_int_equal(uet_meas_merge(a, b), 0);
+	uet_meas_rtt_samples(a, &n, &offered);
+	assert_int_equal(n, 100);
+	assert_int_equal(offered, 1002);
+	uet_meas_destroy(a);
+	uet_meas_destroy(b);
+}
+
 /* Two lcores' measurements of one process fold into one. */
 static void
 test_merge(void **state)
@@ -817,6 +867,7 @@ main(void)
 		cmocka_unit_test(test_rtt),
 		cmocka_unit_test(test_rank_clock),
 		cmocka_unit_test(test_stream_fct_reservoir),
+		cmocka_unit_test(test_stream_rtt),
 		cmocka_unit_test(test_merge),
 	};
 

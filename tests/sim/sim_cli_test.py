@@ -261,6 +261,19 @@ def case_pingpong(exe, tmp):
         assert abs(float(row[0][4]) * 1000 - one_way[size]) <= 1, (row, lat)
     extra_ns = (65536 - 4096) * 8 / link_bps * 1e9
     assert extra_ns < one_way[65536] - one_way[4096] < 1.1 * extra_ns, (one_way, extra_ns)
+    # For a duration (-D): the same round trip, and as many as fit.
+    pp = os.path.join(tmp, "pp-dur.json")
+    out = run(exe, ["--nodes", "16", "--pattern", "pingpong", "--size", "4096", "-D",
+                    "0.0002", "--verify", "-J", pp]).stdout
+    end = json.load(open(pp))["end"]
+    lat = end["latency"]
+    rtt_ns = 2 * one_way[4096]
+    assert abs(lat["rtt"]["p50_ns"] - rtt_ns) <= 4 and lat["rtt"]["max_ns"] - \
+        lat["rtt"]["min_ns"] <= 4, (lat, rtt_ns)
+    assert abs(lat["round_trips"] - 200000 // lat["rtt"]["p50_ns"]) <= 1, lat
+    assert end["verify"]["bad_msgs"] == 0, end["verify"]
+    row = [l.split() for l in out.splitlines() if l.strip()[:1].isdigit()]
+    assert int(row[0][1]) == lat["round_trips"], (row, lat)
     # A sweep: one latency table, a row per size, a report per size.
     path = os.path.join(tmp, "ppsweep.json")
     out = run(exe, ["--nodes", "2", "--pattern", "pingpong", "-a", "-e", "4K", "--iters",
