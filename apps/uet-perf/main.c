@@ -381,6 +381,7 @@ test_start_json(const struct app *a)
 	json_object_set_new(ts, "iterations", json_integer(p->repeat ? 0 : p->wl.iterations));
 	json_object_set_new(ts, "duration_ns", json_integer((json_int_t)p->duration_ns));
 	json_object_set_new(ts, "parallel", json_integer(o->parallel));
+	json_object_set_new(ts, "rate_bps", json_integer((json_int_t)p->wl.rate_bps));
 	json_object_set_new(ts, "seed", json_integer((json_int_t)p->wl.seed));
 	json_object_set_new(ts, "lb", json_string(o->lb));
 	json_object_set_new(ts, "cc", json_string(o->cc));

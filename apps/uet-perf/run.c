@@ -1027,6 +1027,7 @@ prepare_run(struct perf_ctx *c, const struct uet_wl_spec *spec, char *err, size_
 	dc.wl = c->wl;
 	dc.repeat = p->repeat;
 	dc.parallel = p->parallel;
+	dc.rate_bps = p->wl.rate_bps;
 	dc.verify = p->verify;
 	dc.send = drv_send;
 	dc.gave_up = drv_gave_up;

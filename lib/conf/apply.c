@@ -319,6 +319,12 @@ conf_finalize(struct uet_perf_opts *o, char *err, size_t n)
 	     strcmp(o->pattern, "butterfly-allreduce") == 0 || strcmp(o->pattern, "cm") == 0))
 		return fail(err, n, "%s: pattern '%s' runs a fixed number of iterations "
 			    "(--iters), not a duration", WHERE(conf_row("duration")), o->pattern);
+	if (o->rate_gbps > 0 &&
+	    (strcmp(o->pattern, "ring-allreduce") == 0 ||
+	     strcmp(o->pattern, "butterfly-allreduce") == 0 || strcmp(o->pattern, "cm") == 0 ||
+	     strcmp(o->pattern, "pingpong") == 0 || strcmp(o->pattern, "websearch") == 0))
+		return fail(err, n, "%s: pattern '%s' sets its own pace; a rate applies to the "
+			    "point-to-point patterns", WHERE(conf_row("rate-gbps")), o->pattern);
 
 	a = conf_row("rank");
 	b = conf_row("local");

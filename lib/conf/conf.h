@@ -182,6 +182,7 @@ struct uet_perf_opts {
 	uint32_t fanin;                      /* 0: every other rank */
 	uint32_t root;
 	uint32_t parallel;
+	double rate_gbps;                    /* per stream; 0: unpaced */
 	double load;
 	char cm[UET_PERF_PATH_MAX];
 	bool verify;

@@ -153,6 +153,12 @@ const struct opt opt_table[] = {
 	{ .lname = "parallel", .sec = "workload", .key = "parallel",
 	  UINT(parallel, 8, 1, 4096), .flags = F_SYM, .meta = "N",
 	  .help = "messages each stream keeps in flight" },
+	{ .lname = "rate-gbps", .sec = "workload", .key = "rate_gbps",
+	  DBL(rate_gbps, 0, 0, 100000), .flags = F_SYM, .meta = "GBPS",
+	  .defdoc = "0 (as fast as the transport goes)",
+	  .help = "each stream's target rate: its messages start --size x 8 / rate "
+		  "apart, --parallel at most in flight (iperf3 -b, perftest "
+		  "--rate_limit); point-to-point patterns" },
 	{ .lname = "load", .sec = "workload", .key = "load", DBL(load, 0.5, 0, 1),
 	  .flags = F_SYM, .meta = "FRAC",
 	  .help = "websearch: offered load as a fraction of the link rate" },

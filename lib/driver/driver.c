@@ -32,6 +32,9 @@ struct uet_drv {
 				      * ends those) */
 	struct fifo *pend;           /* iterations: per source rank */
 	struct fifo needy;           /* streams: flows owed a message */
+	uint64_t paced_ns;           /* streams, paced: the earliest time a
+				      * message owed may go (UINT64_MAX: none
+				      * owed waits for its time) */
 	bool pingpong;               /* streams of a ping-pong: each message
 				      * answers the one before it */
 	uint64_t *ping_ns;           /* ... when each local ping left */
@@ -145,6 +148,7 @@ uet_drv_begin(struct uet_drv *d, struct uet_meas *m, uint64_t t0_ns)
 	d->meas = m;
 	d->t0_ns = t0_ns;
 	d->running = true;
+	d->paced_ns = 0;
 	if (!d->cfg.repeat)
 		return;
 	/* Every local stream starts with `parallel` messages owed; a
@@ -245,6 +249,14 @@ start_flows(struct uet_drv *d, uint64_t now_ns)
 	} while (n == READY_BATCH);
 }
 
+/* Streams: flow is owed a message, which may be due at once. */
+static int
+owe(struct uet_drv *d, uint32_t flow)
+{
+	d->paced_ns = 0;
+	return fifo_push(&d->needy, flow);
+}
+
 /* A stream ends: a message failed. */
 static void
 end_stream(struct uet_drv *d, uint32_t flow)
@@ -265,15 +277,41 @@ end_chain(struct uet_drv *d, uint32_t flow)
 	end_stream(d, d->wl->flows[flow].step == 0 ? flow + 1 : flow - 1);
 }
 
+/* Paced streams: when flow f's next message may go. */
+static uint64_t
+due_ns(const struct uet_drv *d, uint32_t f)
+{
+	uint64_t t = uet_wl_paced_ns(d->wl->flows[f].size_bytes, d->cfg.rate_bps, d->seq[f]);
+
+	return t > UINT64_MAX - d->t0_ns ? UINT64_MAX : d->t0_ns + t;
+}
+
 static void
 feed_streams(struct uet_drv *d, uint64_t now_ns)
 {
-	while (d->needy.n > 0) {
+	/* Paced: one pass over what is owed, the messages not due yet going
+	 * round to the back; nothing to do before the earliest is due. */
+	uint32_t left = d->needy.n;
+
+	if (d->cfg.rate_bps > 0) {
+		if (now_ns < d->paced_ns)
+			return;
+		d->paced_ns = UINT64_MAX;
+	}
+	while (d->needy.n > 0 && (d->cfg.rate_bps == 0 || left-- > 0)) {
 		uint32_t f = fifo_peek(&d->needy);
+		uint64_t due;
 		int rc;
 
 		if (d->ended[f]) {
 			fifo_pop(&d->needy);
+			continue;
+		}
+		if (d->cfg.rate_bps > 0 && (due = due_ns(d, f)) > now_ns) {
+			fifo_pop(&d->needy);
+			(void)fifo_push(&d->needy, f);
+			if (due < d->paced_ns)
+				d->paced_ns = due;
 			continue;
 		}
 		rc = send_msg(d, f, (uint64_t)d->seq[f] << 32 | f, now_ns);
@@ -309,8 +347,10 @@ uet_drv_next_ns(const struct uet_drv *d)
 {
 	uint64_t t;
 
-	if (!d->running || d->cfg.repeat)
+	if (!d->running)
 		return UINT64_MAX;
+	if (d->cfg.repeat)
+		return d->cfg.rate_bps > 0 && d->needy.n > 0 ? d->paced_ns : UINT64_MAX;
 	t = uet_wl_run_next_ns(d->wr);
 	return t == UINT64_MAX ? t : d->t0_ns + t;
 }
@@ -357,7 +397,7 @@ pingpong_turn(struct uet_drv *d, uint32_t flow, uint64_t done_ns)
 		return;
 	if (d->wl->flows[flow].step == 1 && done_ns >= d->ping_ns[next])
 		(void)uet_meas_add_rtt_sample(d->meas, done_ns - d->ping_ns[next]);
-	if (fifo_push(&d->needy, next) != 0)
+	if (owe(d, next) != 0)
 		d->st.send_errors++;
 }
 
@@ -422,7 +462,7 @@ uet_drv_tx_done(struct uet_drv *d, const struct uet_tx_done *x, uint64_t now_ns)
 		/* A ping-pong's next message waits for the answer. */
 		if (d->pingpong)
 			return;
-		if (fifo_push(&d->needy, (uint32_t)flow) != 0)
+		if (owe(d, (uint32_t)flow) != 0)
 			d->st.send_errors++;
 		return;
 	}

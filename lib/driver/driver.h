@@ -41,6 +41,9 @@ struct uet_drv_cfg {
 	const bool *local;             /* wl->hosts entries: the ranks driven here */
 	bool repeat;                   /* streams */
 	uint32_t parallel;             /* streams: messages in flight each; 0 = 1 */
+	uint64_t rate_bps;             /* streams: the k-th message of each not
+					* before uet_wl_paced_ns(size, rate, k)
+					* after the start; 0: unpaced */
 	bool verify;                   /* check every received byte */
 	/* Send r (stream, length, tag set) for flow f from the endpoint of
 	 * rank f->src to rank f->dst's address, which the caller fills in,
@@ -81,8 +84,8 @@ bool uet_drv_running(const struct uet_drv *d);
  * dependencies came; streams: one message per free slot). */
 void uet_drv_step(struct uet_drv *d, uint64_t now_ns);
 /* When uet_drv_step has work next: now or earlier if something waits
- * (a refused send, a flow ready), a flow's start time, or UINT64_MAX
- * until a completion. */
+ * (a refused send, a flow ready), a flow's start time or a paced
+ * stream's next message, or UINT64_MAX until a completion. */
 uint64_t uet_drv_next_ns(const struct uet_drv *d);
 /* Iterations: every local flow completed at its local ends. Streams:
  * every local stream ended by a failure and none comes in from a rank

@@ -30,6 +30,7 @@ uet_drv_spec_from_opts(const struct uet_perf_opts *o, uint32_t nranks, uint64_t 
 	s->fanin = o->fanin;
 	s->root = o->root;
 	s->parallel = o->parallel;
+	s->rate_bps = (uint64_t)(o->rate_gbps * 1e9 + 0.5);
 	s->load = o->load;
 	s->link_bps = link_bps;
 	s->duration_ns = (uint64_t)(o->duration_s * 1e9);

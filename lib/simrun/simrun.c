@@ -730,6 +730,7 @@ test_start(const struct uet_perf_opts *o, const struct sim_fattree_cfg *fc,
 	json_object_set_new(ts, "duration_ns",
 			    json_integer((json_int_t)(repeat ? o->duration_s * 1e9 : 0)));
 	json_object_set_new(ts, "parallel", json_integer(o->parallel));
+	json_object_set_new(ts, "rate_bps", json_integer((json_int_t)(o->rate_gbps * 1e9 + 0.5)));
 	json_object_set_new(ts, "seed", json_integer((json_int_t)o->seed));
 	json_object_set_new(ts, "lb", json_string(o->lb));
 	json_object_set_new(ts, "ecmp_every", json_integer(o->ecmp_every));
@@ -1016,6 +1017,7 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 	dc.local = local;
 	dc.repeat = r.repeat;
 	dc.parallel = o->parallel;
+	dc.rate_bps = spec.rate_bps;
 	dc.verify = o->verify;
 	dc.send = drv_send;
 	dc.ctx = &r;

@@ -776,6 +776,8 @@ expand(struct gen *g, uint32_t iters)
 			uint32_t first = f.dep_first, n = f.ndeps;
 
 			f.iteration = k;
+			if (g->s->rate_bps > 0)
+				f.start_ns = uet_wl_paced_ns(f.size_bytes, g->s->rate_bps, k);
 			if ((rc = uet_wl_bld_flow(g->b, &f, g->err, g->errlen)) < 0)
 				break;
 			for (j = 0; j < n && rc == 0; j++)
@@ -902,6 +904,9 @@ check_spec(const struct uet_wl_spec *s, uint32_t *streams, uint32_t *iters, uint
 	if (s->size_bytes > UET_WL_MAX_SIZE_BYTES)
 		BAD("size_bytes %llu > %llu", (unsigned long long)s->size_bytes,
 		    (unsigned long long)UET_WL_MAX_SIZE_BYTES);
+	if (s->rate_bps > 0 && (s->pattern == UET_WL_CM || s->pattern == UET_WL_WEBSEARCH ||
+				s->pattern == UET_WL_PINGPONG || is_collective(s->pattern)))
+		BAD("%s: a rate applies to the point-to-point patterns only", name);
 	if (s->pattern == UET_WL_CM) {
 		if (s->cm_path == NULL || s->cm_path[0] == '\0')
 			BAD("cm: no cm_path");
@@ -983,6 +988,17 @@ uet_wl_build(const struct uet_wl_spec *s, struct uet_wl **out, char *err, size_t
 	}
 	*out = b.wl;
 	return 0;
+}
+
+uint64_t
+uet_wl_paced_ns(uint64_t size_bytes, uint64_t rate_bps, uint64_t k)
+{
+	unsigned __int128 t = (unsigned __int128)k * size_bytes * 8 * 1000000000ULL;
+
+	if (rate_bps == 0)
+		return 0;
+	t /= rate_bps;
+	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
 }
 
 void

@@ -110,6 +110,12 @@ int uet_wl_pattern_parse(const char *name, enum uet_wl_pattern *out);
  *               ping's + 1; step is 0 for a ping, 1 for a pong. The round
  *               trip is the pong's RECV_DONE at root minus the ping's start.
  *
+ * rate_bps > 0 paces the point-to-point patterns (pair, permutation,
+ * tornado, incast, outcast, alltoall, bisection): iteration k starts not
+ * before k x size_bytes x 8 / rate_bps ns (rounded down), so each
+ * (src, dst, stream) runs at most at rate_bps; refused for the others.
+ * A driver of streams (lib/driver) paces their messages the same way.
+ *
  * iterations = K > 1 repeats the pattern back to back (pingpong: see
  * above): the first flow of a (src, dst, stream) in iteration k+1 depends
  * on SEND_DONE of its last flow in iteration k (pair, permutation,
@@ -130,6 +136,8 @@ struct uet_wl_spec {
 	uint32_t parallel;    /* alltoall: flows in flight per source (0 =
 			       * unlimited); point-to-point patterns: messages
 			       * in flight per stream across iterations (0 = 1) */
+	uint64_t rate_bps;    /* point-to-point patterns: each stream's target
+			       * rate; 0 = unpaced (see above) */
 	double load;          /* websearch: offered load per host, (0, 1] of link_bps */
 	uint64_t link_bps;    /* websearch */
 	uint64_t duration_ns; /* websearch: arrivals in [0, duration_ns) */
@@ -180,6 +188,11 @@ struct uet_wl {
  */
 int uet_wl_build(const struct uet_wl_spec *s, struct uet_wl **out, char *err, size_t errlen);
 void uet_wl_free(struct uet_wl *wl);
+
+/* When the k-th message of a stream paced at rate_bps may start, in ns
+ * after the first's: k x size_bytes x 8 / rate_bps, rounded down (0 when
+ * rate_bps is 0; UINT64_MAX past it). */
+uint64_t uet_wl_paced_ns(uint64_t size_bytes, uint64_t rate_bps, uint64_t k);
 
 /* Per rank (arrays of the workload's nranks, zeroed by the caller): the
  * distinct (peer, stream) PDCs it opens (pdc_out) and accepts (pdc_in),

@@ -653,6 +653,14 @@ test_cli_errors(void **state)
 		assert_true(o->duration_s == 1.0);
 		free(o);
 	}
+	cli_fails("option '--rate-gbps': pattern 'ring-allreduce' sets its own pace",
+		  "--endpoint", "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5", "--pattern",
+		  "ring-allreduce", "--rate-gbps", "10", NULL);
+	cli_fails("option '--rate-gbps': pattern 'pingpong' sets its own pace", "--endpoint",
+		  "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5", "--pattern", "pingpong",
+		  "--rate-gbps", "10", NULL);
+	cli_fails("option '--rate-gbps': -2 is out of range", "--endpoint", "ip=1.2.3.4",
+		  "--rate-gbps", "-2", NULL);
 	cli_fails("option '--clients': a ping-pong runs between the server and one client, "
 		  "not 2", "--server", "--endpoint", "ip=1.2.3.4", "--clients", "2", "--pattern",
 		  "pingpong", NULL);

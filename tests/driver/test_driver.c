@@ -87,6 +87,19 @@ meas_of(const struct uet_wl *wl, const bool *local, bool repeat)
 	return m;
 }
 
+/* A driver of c (its ctx the fake k, cleared) begun at T0 into m. */
+static struct uet_drv *
+start_drv(struct uet_drv_cfg *c, struct fake *k, struct uet_meas *m)
+{
+	struct uet_drv *d;
+
+	memset(k, 0, sizeof(*k));
+	c->ctx = k;
+	assert_int_equal(uet_drv_create(c, &d), 0);
+	uet_drv_begin(d, m, T0);
+	return d;
+}
+
 static void
 ack(struct uet_drv *d, uint64_t tag, uint64_t now, int status)
 {
@@ -172,10 +185,7 @@ test_streams(void **state)
 	struct uet_drv *d;
 
 	(void)state;
-	memset(&k, 0, sizeof(k));
-	c.ctx = &k;
-	assert_int_equal(uet_drv_create(&c, &d), 0);
-	uet_drv_begin(d, m, T0);
+	d = start_drv(&c, &k, m);
 	uet_drv_step(d, T0);
 	assert_int_equal(k.n, 3);
 	assert_int_equal(k.tag[2], (2ULL << 32) | 0);
@@ -218,10 +228,7 @@ test_stream_ends_on_failure(void **state)
 	struct uet_drv *d;
 
 	(void)state;
-	memset(&k, 0, sizeof(k));
-	c.ctx = &k;
-	assert_int_equal(uet_drv_create(&c, &d), 0);
-	uet_drv_begin(d, m, T0);
+	d = start_drv(&c, &k, m);
 	uet_drv_step(d, T0);
 	assert_int_equal(k.n, 8);
 	/* Stream of the first message fails: one failure, then its second
@@ -271,6 +278,55 @@ test_stream_ends_on_failure(void **state)
 	uet_wl_free(wl);
 }
 
+/* Streams at a rate: the k-th message of a stream goes at k x size x 8 /
+ * rate after the start at the earliest (500 B at 4 Gb/s: 1000 ns apart),
+ * with `parallel` in flight at most; the driver says when the next is
+ * due, and a message owed past its time goes at once. */
+static void
+test_paced_streams(void **state)
+{
+	struct uet_wl *wl = build(UET_WL_PAIR, 2, 500, 1, 0);
+	const bool local[2] = { true, true };
+	struct uet_meas *m = meas_of(wl, local, true);
+	struct uet_drv_cfg c = { .wl = wl, .local = local, .send = fake_send, .repeat = true,
+				 .parallel = 2, .rate_bps = 4000000000ULL };
+	struct fake k;
+	struct uet_drv *d;
+
+	(void)state;
+	d = start_drv(&c, &k, m);
+	assert_int_equal(uet_drv_next_ns(d), 0);
+	uet_drv_step(d, T0);
+	assert_int_equal(k.n, 1);
+	assert_int_equal(uet_drv_next_ns(d), T0 + 1000);
+	uet_drv_step(d, T0 + 999);
+	assert_int_equal(k.n, 1);
+	uet_drv_step(d, T0 + 1000);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.tag[1], 1ULL << 32);
+	/* Two in flight: nothing owed. */
+	assert_int_equal(uet_drv_next_ns(d), UINT64_MAX);
+	/* A completion early: the third waits for 2000. */
+	ack(d, k.tag[0], T0 + 1500, 0);
+	assert_int_equal(uet_drv_next_ns(d), 0);
+	uet_drv_step(d, T0 + 1500);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(uet_drv_next_ns(d), T0 + 2000);
+	uet_drv_step(d, T0 + 2000);
+	assert_int_equal(k.n, 3);
+	/* Two in flight again: nothing goes, however late. */
+	uet_drv_step(d, T0 + 5000);
+	assert_int_equal(k.n, 3);
+	/* A completion late: the fourth was due at 3000, goes at once. */
+	ack(d, k.tag[1], T0 + 5100, 0);
+	uet_drv_step(d, T0 + 5100);
+	assert_int_equal(k.n, 4);
+	assert_int_equal(k.tag[3], 3ULL << 32);
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+	uet_wl_free(wl);
+}
+
 /* A ping-pong for a duration: one ping out at the start whatever
  * `parallel` says; the peer answers each ping it receives with its pong,
  * the pinger takes the round trip (from the ping handed over to the pong
@@ -290,10 +346,7 @@ test_pingpong_streams(void **state)
 
 	(void)state;
 	assert_int_equal(wl->nflows, 2);
-	memset(&k, 0, sizeof(k));
-	c.ctx = &k;
-	assert_int_equal(uet_drv_create(&c, &d), 0);
-	uet_drv_begin(d, m, T0);
+	d = start_drv(&c, &k, m);
 	uet_drv_step(d, T0 + 100);
 	assert_int_equal(k.n, 1);
 	assert_int_equal(k.tag[0], 0);
@@ -364,10 +417,7 @@ test_failures(void **state)
 	struct uet_drv *d;
 
 	(void)state;
-	memset(&k, 0, sizeof(k));
-	c.ctx = &k;
-	assert_int_equal(uet_drv_create(&c, &d), 0);
-	uet_drv_begin(d, m, T0);
+	d = start_drv(&c, &k, m);
 	uet_drv_step(d, T0);
 	ack(d, 0, T0 + 50, UET_ERR_TIMEOUT);
 	assert_true(uet_drv_done(d)); /* the receiver is here: released */
@@ -480,6 +530,7 @@ main(void)
 		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_stream_ends_on_failure),
 		cmocka_unit_test(test_pingpong_streams),
+		cmocka_unit_test(test_paced_streams),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_verify),
 	};

@@ -341,6 +341,33 @@ def case_duration(exe, tmp):
     assert "messages" in out, out
 
 
+def case_rate(exe, tmp):
+    # iperf3 -b: each stream's k-th message starts no sooner than k x 64 KiB
+    # at 0.5 Gb/s (1,048,576 ns), so in 1 s a stream starts 954 (the last
+    # --parallel 8 of which may be in flight at the end) and the two
+    # together deliver 1 Gb/s, every interval too.
+    per_msg_ns = 65536 * 8 / 0.5
+    rep, out = run(exe, endpoints(2) + ["--pattern", "pair", "--size", "64K", "--streams",
+                                        "2", "--rate-gbps", "0.5", "-D", "1", "-i", "0.5",
+                                        "--verify"], tmp, "rate")
+    assert rep["start"]["test_start"]["rate_bps"] == 500000000, rep["start"]["test_start"]
+    end = need(rep, "end")
+    for f in need(end, "flows"):
+        assert f["status"] == "ok" and 946 <= f["msgs_acked"] <= 954, f
+    assert abs(end["goodput_bps"] - 1e9) < 0.02e9, end["goodput_bps"]
+    full = [i for i in rep["intervals"] if abs(i["seconds"] - 0.5) < 1e-9]
+    assert len(full) == 2 and all(abs(i["bytes_rx"] * 16 - 1e9) < 0.05e9 for i in full), full
+    assert need(end, "verify")["bad_msgs"] == 0
+    # Iterations: the 50th message of the stream starts at 49 x 1,048,576
+    # ns, and the run ends a message's FCT later.
+    rep, out = run(exe, endpoints(2) + ["--pattern", "pair", "--size", "64K", "-n", "50",
+                                        "--rate-gbps", "0.5"], tmp, "rate_iters")
+    end = need(rep, "end")
+    starts = sorted(f["submit_ns"] for f in need(end, "flows"))
+    assert all(s >= k * per_msg_ns - 1 for k, s in enumerate(starts)), starts[:5]
+    assert 49 * per_msg_ns <= end["completion_ns"] < 49 * per_msg_ns + 5e6, end["completion_ns"]
+
+
 def case_two_lcores(exe, tmp):
     # Four endpoints on four queues of one net_ring port, two lcores: each
     # queue loops to itself, so most frames cross lcores (inbox rings).
@@ -629,7 +656,7 @@ CASES = {"pair": case_pair, "bad_input": case_bad_input, "telemetry": case_telem
          "collective_sweep": case_collective_sweep, "json_stream": case_json_stream,
          "csv_exec": case_csv_exec, "fail_ev": case_fail_ev, "pdc_close": case_pdc_close,
          "many_streams": case_many_streams, "all_dead": case_all_dead, "pcap": case_pcap,
-         "no_peer": case_no_peer, "small_pool": case_small_pool}
+         "no_peer": case_no_peer, "small_pool": case_small_pool, "rate": case_rate}
 
 
 if __name__ == "__main__":

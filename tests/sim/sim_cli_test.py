@@ -58,6 +58,7 @@ def case_bad_input(exe, tmp):
         (["--tiers", "5"], "option '--tiers'"),
         (["--server"], "option '--server': unknown option"),
         (["--pattern", "ring-allreduce", "--duration", "0.001"], "option '--duration'"),
+        (["--pattern", "ring-allreduce", "--rate-gbps", "10"], "option '--rate-gbps'"),
         (["--port-series", "tor0.up0:left"], "option '--port-series': 'left': the direction"),
         (["-J", "/nonexistent-dir/x.json"], "option '--json': cannot write /nonexistent-dir/x.json"),
         (["--csv", "/nonexistent-dir/p"], "option '--csv': cannot write /nonexistent-dir/p-timeline"),
@@ -172,6 +173,31 @@ def case_cm_failures(exe, tmp):
                  "failure switch_type HUB switch_id 0 link_id 1\n")
     p = run(exe, ["--nodes", "16", "--pattern", "cm", "--cm", bad], expect_rc=2)
     assert "bad.cm:5:" in p.stderr and "switch_type TOR|AGG|CORE" in p.stderr, p.stderr
+
+
+def case_rate(exe, tmp):
+    # A permutation paced at 100 Gb/s per stream on 400 Gb/s hosts: the
+    # k-th message of each flow is submitted at k x 65536 x 8 / 100 ns
+    # (rounded down) exactly, and a duration run delivers the offered
+    # 16 x 100 Gb/s.
+    path = os.path.join(tmp, "rate.json")
+    run(exe, ["--nodes", "16", "--pattern", "permutation", "--size", "64K", "-n", "20",
+              "--rate-gbps", "100", "-J", path])
+    rep = json.load(open(path))
+    assert rep["start"]["test_start"]["rate_bps"] == 100000000000, rep["start"]["test_start"]
+    end = rep["end"]
+    flows = end["flows"]
+    assert len(flows) == 320 and all(f["status"] == "ok" for f in flows), len(flows)
+    for f in flows:
+        assert f["submit_ns"] == f["id"] // 16 * 65536 * 8 // 100, f
+    assert 19 * 5242 < end["completion_ns"] < 19 * 5242 + 10000, end["completion_ns"]
+    path = os.path.join(tmp, "rate-d.json")
+    run(exe, ["--nodes", "16", "--pattern", "permutation", "--size", "64K", "-D", "0.0005",
+              "--rate-gbps", "100", "-J", path])
+    end = json.load(open(path))["end"]
+    assert abs(end["goodput_bps"] - 1.6e12) < 0.02 * 1.6e12, end["goodput_bps"]
+    msgs = end["flow_counts"]["messages"]
+    assert 16 * 94 <= msgs <= 16 * 96, msgs
 
 
 def case_stream_and_failure_exit(exe, tmp):
@@ -1099,7 +1125,7 @@ CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "mixed_ecmp": case_mixed_ecmp, "shuffle_ties": case_shuffle_ties, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down, "fabric_rate": case_fabric_rate,
          "fpga_failure": case_fpga_failure, "eqds_large_message": case_eqds_large_message,
-         "eqds_slow_pulls": case_eqds_slow_pulls, "pingpong": case_pingpong,
+         "eqds_slow_pulls": case_eqds_slow_pulls, "rate": case_rate, "pingpong": case_pingpong,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}
 
 

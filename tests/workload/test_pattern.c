@@ -672,6 +672,43 @@ test_iterations(void **state)
 	uet_wl_free(wl);
 }
 
+/* A rate paces each stream: iteration k starts at k x size x 8 / rate
+ * (rounded down), on top of its dependencies; patterns with their own
+ * pace refuse one. */
+static void
+test_rate(void **state)
+{
+	struct uet_wl_spec s = { .pattern = UET_WL_PERMUTATION, .hosts = 4, .size_bytes = 1000,
+				 .iterations = 3, .parallel = 2, .rate_bps = 3000000000ULL };
+	enum uet_wl_pattern own[] = { UET_WL_RING_ALLREDUCE, UET_WL_BUTTERFLY_ALLREDUCE,
+				      UET_WL_PINGPONG, UET_WL_WEBSEARCH };
+	struct uet_wl *wl;
+	uint32_t i;
+
+	(void)state;
+	wl = build(&s);
+	assert_int_equal(wl->nflows, 12);
+	assert_observable(wl);
+	for (i = 0; i < 12; i++)
+		/* 8000 bits at 3 Gb/s: 2666.67 ns apart. */
+		assert_int_equal(wl->flows[i].start_ns, wl->flows[i].iteration == 0 ? 0
+							 : wl->flows[i].iteration == 1 ? 2666
+							 : 5333);
+	/* iteration 2 still waits on iteration 0 (parallel 2). */
+	assert_int_equal(wl->flows[8].ndeps, 1);
+	uet_wl_free(wl);
+	assert_int_equal(uet_wl_paced_ns(1000, 0, 5), 0);
+	assert_int_equal(uet_wl_paced_ns(1 << 20, 1, 1ULL << 40), UINT64_MAX);
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		s.pattern = own[i];
+		s.load = 0.5;
+		s.link_bps = 100000000000ULL;
+		s.duration_ns = 1000;
+		s.iterations = 1;
+		build_fails(&s, "a rate applies to the point-to-point patterns only");
+	}
+}
+
 static void
 test_invalid_specs(void **state)
 {
@@ -807,6 +844,7 @@ main(void)
 		cmocka_unit_test(test_butterfly),
 		cmocka_unit_test(test_websearch),
 		cmocka_unit_test(test_iterations),
+		cmocka_unit_test(test_rate),
 		cmocka_unit_test(test_pingpong),
 		cmocka_unit_test(test_invalid_specs),
 		cmocka_unit_test(test_all_observable_deterministic),
