@@ -380,6 +380,9 @@ struct uet_ep_stats {
 	uint64_t probe_losses;      /* by probe reply */
 	uint64_t rto_events;        /* RTO expiries that declared losses */
 	uint64_t rto_lost_pkts;
+	uint64_t rto_deferred;      /* RTO expiries that ran late (the endpoint
+				     * not polled meanwhile: its lcore
+				     * descheduled or busy) and were put off */
 	uint64_t spurious_retx;     /* retransmissions proven unnecessary: the
 				     * receiver reported a copy of a PSN sent
 				     * more than once as a duplicate */

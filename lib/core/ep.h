@@ -159,6 +159,8 @@ struct pdc_tx {
 				    * window: its verdict is what frees it */
 	uint8_t rto_blind;         /* an expiry ran late before the first
 				    * round trip: silence judges nothing */
+	uint8_t rto_deferred;      /* a late expiry gave the flight one RTO
+				    * more (on_rto) */
 	uint8_t rto_open;          /* RTO_OPEN_*: the last RTO's verdict
 				    * outlived its flight (tx_release) */
 	uint16_t n_held;           /* PSNs with TXF_HELD */

@@ -986,7 +986,8 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 		   " by reordering, %" PRIu64 " by probe, %" PRIu64 " by timeout\n"
 		   "spurious         %" PRIu64 " retransmissions, %" PRIu64 " losses caught "
 		   "before the resend, %" PRIu64 " RTOs; %" PRIu64 " window cuts undone\n"
-		   "timeouts         %" PRIu64 " RTO events\n"
+		   "timeouts         %" PRIu64 " RTO events, %" PRIu64 " put off after a stall "
+		   "of the poller\n"
 		   "NACKs            %" PRIu64 " received\n"
 		   "probes           %" PRIu64 " sent\n"
 		   "PDCs             %" PRIu64 " opened, %" PRIu64 " closed, %" PRIu64 " failed\n"
@@ -994,7 +995,7 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 		   ", path failures %" PRIu64 ")\n",
 		s->tx_retx_pkts, s->nack_retx, s->loss_inferred, s->probe_losses,
 		s->rto_lost_pkts, s->spurious_retx, s->spurious_losses, s->spurious_rto,
-		s->loss_undos, s->rto_events, s->rx_nack_pkts, s->tx_probe_pkts, s->pdcs_opened,
+		s->loss_undos, s->rto_events, s->rto_deferred, s->rx_nack_pkts, s->tx_probe_pkts, s->pdcs_opened,
 		s->pdcs_closed, s->pdcs_failed, s->lb_freezes,
 		s->lb_thaws, s->path_failures);
 	/* Only where a credit CC ran: every other run would print zeros. */

@@ -284,7 +284,7 @@ bool uet_meas_nic(const struct uet_meas *m, struct uet_meas_nic *out);
 	X(rx_unsupported) X(rx_unknown_pdc) X(rx_psn_window) X(rx_bad_ack) \
 	X(rx_stale) X(rx_no_resources) X(nack_retx) X(nack_deferred) \
 	X(loss_inferred) X(probe_losses) X(rto_events) X(rto_lost_pkts) \
-	X(spurious_retx) X(spurious_losses) X(spurious_rto) X(loss_undos) \
+	X(rto_deferred) X(spurious_retx) X(spurious_losses) X(spurious_rto) X(loss_undos) \
 	X(rtt_samples) X(msgs_submitted) X(msgs_acked) X(msgs_failed) \
 	X(msgs_delivered) X(msgs_aborted) X(pdcs_opened) X(pdcs_closed) \
 	X(pdcs_failed) X(timewait_evictions) X(path_failures) X(lb_freezes) \

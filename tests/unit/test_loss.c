@@ -498,6 +498,65 @@ test_blind_dead_path_gives_up(void **state)
 	duo_fini(&d);
 }
 
+/*
+ * After a round trip was measured: the sender's endpoint is not polled
+ * from when its flight left until 510 us (its lcore descheduled), and the
+ * flight's ACKs, held on the way until 500 us, wait unread. The timer
+ * that runs at 510 us, 494 us late, is put off once instead of resending
+ * (a spurious resend and RTO without the rule). A timer that is always
+ * late, on a dead path, still times out and gives the PDC up: every
+ * other expiry at most is put off.
+ */
+static void
+test_late_timer_after_first_rtt(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	uint64_t t0;
+	int i;
+
+	(void)state;
+	duo_config(&c);
+	c.probe_rtts = 0;
+	c.max_rto_retx = 3;
+	assert_int_equal(duo_init(&d, &c), 0);
+	assert_int_equal(duo_send(&d, &d.a, 1, 4 * 4096, 0), 0);
+	assert_true(duo_run(&d, 10000000));
+	assert_true(st(&d.a)->rtt_samples > 0);
+	t0 = d.now + 1000;
+	d.now = t0;
+	d.filter = hold_data_filter;
+	held_until_ns = t0 + 500000;
+	assert_int_equal(duo_send(&d, &d.a, 2, 16 * 4096, 0), 0);
+	(void)duo_drain(&d, &d.a);
+	d.now = t0 + 510000;
+	uet_ep_handle_timeout(d.a.ep, d.now);
+	assert_int_equal(st(&d.a)->rto_events, 0);
+	assert_int_equal(st(&d.a)->rto_deferred, 1);
+	assert_true(duo_run(&d, t0 + 10000000));
+	assert_true(duo_msg_exact(&d.b, 2, 16 * 4096));
+	assert_int_equal(st(&d.a)->tx_retx_pkts, 0);
+	assert_int_equal(st(&d.a)->rto_events, 0);
+	assert_int_equal(st(&d.a)->spurious_rto, 0);
+
+	/* Dead, every timer run 100 us late. */
+	d.filter = duo_drop_data;
+	assert_int_equal(duo_send(&d, &d.a, 3, 4 * 4096, 0), 0);
+	(void)duo_drain(&d, &d.a);
+	for (i = 0; i < 40 && d.a.tx_done_err == 0; i++) {
+		d.now = uet_ep_next_deadline(d.a.ep) + 100000;
+		uet_ep_handle_timeout(d.a.ep, d.now);
+		(void)duo_drain(&d, &d.a);
+	}
+	assert_int_equal(d.a.tx_done_err, 1);
+	/* Four expiries (three retries, the fourth gives up), at most one
+	 * put off before each (fewer once the backoff makes 100 us less
+	 * than a sixteenth of the RTO). */
+	assert_int_equal(st(&d.a)->rto_events, 4);
+	assert_in_range(st(&d.a)->rto_deferred - 1, 1, 4);
+	duo_fini(&d);
+}
+
 static uint64_t late_from, late_to;
 
 /* ACKs sent in [late_from, late_to) arrive 60 us late. */
@@ -865,6 +924,7 @@ main(void)
 		cmocka_unit_test(test_real_loss_confirmed),
 		cmocka_unit_test(test_spurious_rto_undone),
 		cmocka_unit_test(test_late_timer_before_first_rtt),
+		cmocka_unit_test(test_late_timer_after_first_rtt),
 		cmocka_unit_test(test_blind_dead_path_gives_up),
 		cmocka_unit_test(test_rto_learns_late_round_trips),
 		cmocka_unit_test(test_nack_rto_mode),
