@@ -1794,28 +1794,6 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		     (p->tx.rto_blind || now > p->tx.rto_deadline + rto / 4);
 	struct tx_ent *e;
 
-	/* After a round trip was measured, an expiry that ran past its
-	 * deadline by more than a sixteenth of the RTO says the endpoint was
-	 * not polled meanwhile (its lcore descheduled or busy): what came
-	 * back is still unread in its queues, and the silence the timer
-	 * counted was partly its own. It is put off by the time the poller
-	 * was away (a quarter to a whole RTO), once until an expiry or
-	 * progress, so a poller that is always late still times out, at
-	 * worst after twice the RTO. On the 2-core VM, one lcore sharing its
-	 * core with a busy process, a 4:1 incast had 0.5-1.0 spurious RTOs
-	 * per second per PDC without this and 0.25-0.28 with it; with two
-	 * busy processes 74 and 1.1-1.3 (doc/performance.md). The
-	 * simulator's timers run on time: never there. */
-	if (adaptive(ep) && p->tx.srtt_ns != 0 && !p->tx.rto_deferred &&
-	    now > p->tx.rto_deadline + rto / 16) {
-		uint64_t late = now - p->tx.rto_deadline;
-
-		p->tx.rto_deferred = 1;
-		p->tx.rto_deadline = now + (late < rto / 4 ? rto / 4 : late < rto ? late : rto);
-		ep->st.rto_deferred++;
-		return;
-	}
-	p->tx.rto_deferred = 0;
 	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
 		e = ent_of(ep, p, psn);
 		if (e->flags & (TXF_ACKED | TXF_LOST))
@@ -1845,7 +1823,29 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 			earliest = e->sent_ns;
 		}
 	}
+	/* After a round trip was measured, an expiry with something to
+	 * declare lost that ran past its deadline by more than a sixteenth
+	 * of the RTO says the endpoint was not polled meanwhile (its lcore
+	 * descheduled or busy): what came back is still unread in its
+	 * queues, and the silence the timer counted was partly its own. It
+	 * is put off by the time the poller was away (a quarter to a whole
+	 * RTO), once until an expiry or progress, so a poller that is
+	 * always late still times out, at worst after twice the RTO. On the 2-core VM, one lcore sharing its
+	 * core with a busy process, a 4:1 incast had 0.5-1.0 spurious RTOs
+	 * per second per PDC without this and 0.25-0.28 with it; with two
+	 * busy processes 74 and 0.23-0.30 (doc/performance.md). The
+	 * simulator's timers run on time: never there. */
+	if (naged > 0 && adaptive(ep) && p->tx.srtt_ns != 0 && !p->tx.rto_deferred &&
+	    now > p->tx.rto_deadline + rto / 16) {
+		uint64_t late = now - p->tx.rto_deadline;
+
+		p->tx.rto_deferred = 1;
+		p->tx.rto_deadline = now + (late < rto / 4 ? rto / 4 : late < rto ? late : rto);
+		ep->st.rto_deferred++;
+		return;
+	}
 	if (naged > 0) {
+		p->tx.rto_deferred = 0;
 		/* F-RTO (RFC 5682), asked of the packet the timer fired for:
 		 * only it is resent; the rest of the flight that waited as
 		 * long stays in flight as suspects until its verdict. Lost,
