@@ -141,6 +141,7 @@ uet_ep_mem_bytes(const struct uet_ep_config *c)
 int
 uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 {
+	struct uet_prng idr;
 	struct uet_ep *ep;
 	uint32_t i, ntx, nrx;
 	int rc;
@@ -233,8 +234,18 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 	for (i = 0; i < cfg->max_rx_msgs; i++)
 		ep->rxm_free[i] = cfg->max_rx_msgs - 1 - i;
 	ep->n_rxm_free = cfg->max_rx_msgs;
-	for (i = 0; i < cfg->max_pdcs; i++)
+	/* PDC ids carry a generation above the slot bits. Each slot's first
+	 * one is drawn from the seed, on a generator of its own (the
+	 * endpoint's draws stay as they were), so a restarted process, with
+	 * its own seed, does not hand its peers the ids it had before: an
+	 * initiator still in SYN state took the ACKs of a target that
+	 * crashed and of its successor for one PDC's, and completed a
+	 * message that neither had whole (the fault swarm, seed 1845537). */
+	uet_prng_seed(&idr, cfg->seed ^ 0x6a09e667f3bcc908ULL);
+	for (i = 0; i < cfg->max_pdcs; i++) {
 		ep->pdcs[i].slot = i;
+		ep->pdcs[i].gen = (uint16_t)uet_prng_next(&idr);
+	}
 	*out = ep;
 	return 0;
 
