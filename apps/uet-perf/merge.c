@@ -7,6 +7,7 @@
  * whose every rank is local, so the report covers the whole run with the
  * same code as a single-process one.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,19 @@ export_samples(const uint64_t *v, size_t n)
 	return a;
 }
 
+/* How many of the samples an export counts it did not carry. */
+static uint64_t
+unkept(const json_t *o, const char *key)
+{
+	char name[16];
+	json_int_t offered;
+	size_t n = json_array_size(json_object_get(o, key));
+
+	snprintf(name, sizeof(name), "%s_offered", key);
+	offered = json_integer_value(json_object_get(o, name));
+	return offered > 0 && (uint64_t)offered > n ? (uint64_t)offered - n : 0;
+}
+
 json_t *
 perf_export(const struct uet_meas *m, uint64_t end_ns)
 {
@@ -64,12 +78,15 @@ perf_export(const struct uet_meas *m, uint64_t end_ns)
 						       (json_int_t)r.msgs_received));
 	}
 	if (cfg->repeat) {
+		uint64_t offered;
 		size_t n;
-		const uint64_t *v = uet_meas_fct_samples(m, &n, NULL);
+		const uint64_t *v = uet_meas_fct_samples(m, &n, &offered);
 
 		json_object_set_new(o, "fct", export_samples(v, n));
-		v = uet_meas_rtt_samples(m, &n, NULL);
+		json_object_set_new(o, "fct_offered", json_integer((json_int_t)offered));
+		v = uet_meas_rtt_samples(m, &n, &offered);
 		json_object_set_new(o, "rtt", export_samples(v, n));
+		json_object_set_new(o, "rtt_offered", json_integer((json_int_t)offered));
 	}
 	for (i = 0; i < nb; i++) {
 		uet_meas_bin(m, i, &rxb, &txb, &retx);
@@ -176,6 +193,7 @@ perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint6
 	json_array_foreach(json_object_get(o, "rtt"), i, v)
 		if (json_integer_value(v) >= 0)
 			(void)uet_meas_add_rtt_sample(g, (uint64_t)json_integer_value(v));
+	uet_meas_samples_unkept(g, unkept(o, "fct"), unkept(o, "rtt"));
 	json_array_foreach(rx, i, v)
 		if (json_integer_value(v) > 0)
 			(void)uet_meas_rx_bytes(g, cfg->start_ns + i * cfg->bin_ns,

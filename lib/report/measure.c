@@ -248,6 +248,13 @@ uet_meas_fct_samples(const struct uet_meas *m, size_t *n, uint64_t *offered)
 	return m->fct.v;
 }
 
+void
+uet_meas_samples_unkept(struct uet_meas *m, uint64_t fct, uint64_t rtt)
+{
+	m->fct.offered += fct;
+	m->rtt.offered += rtt;
+}
+
 int
 uet_meas_add_rtt_sample(struct uet_meas *m, uint64_t rtt_ns)
 {

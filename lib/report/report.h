@@ -205,6 +205,9 @@ int uet_meas_add_fct_sample(struct uet_meas *m, uint64_t fct_ns);
 const uint64_t *uet_meas_rtt_samples(const struct uet_meas *m, size_t *n,
 				     uint64_t *offered);
 int uet_meas_add_rtt_sample(struct uet_meas *m, uint64_t rtt_ns);
+/* FCTs and round trips another process offered but did not send (past
+ * its cap, or thinned for the control channel): they still count. */
+void uet_meas_samples_unkept(struct uet_meas *m, uint64_t fct, uint64_t rtt);
 /* Streams: restore a flow's counters exported by another process (its
  * local end(s) only; times as in struct uet_meas_flow_rec). 0 or
  * UET_ERR_INVAL. */
