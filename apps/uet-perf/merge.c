@@ -7,7 +7,6 @@
  * whose every rank is local, so the report covers the whole run with the
  * same code as a single-process one.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,16 +39,14 @@ export_samples(const uint64_t *v, size_t n)
 	return a;
 }
 
-/* How many of the samples an export counts it did not carry. */
+/* How many of the samples an export counts (offered_key) it did not carry
+ * (key). */
 static uint64_t
-unkept(const json_t *o, const char *key)
+unkept(const json_t *o, const char *key, const char *offered_key)
 {
-	char name[16];
-	json_int_t offered;
+	json_int_t offered = json_integer_value(json_object_get(o, offered_key));
 	size_t n = json_array_size(json_object_get(o, key));
 
-	snprintf(name, sizeof(name), "%s_offered", key);
-	offered = json_integer_value(json_object_get(o, name));
 	return offered > 0 && (uint64_t)offered > n ? (uint64_t)offered - n : 0;
 }
 
@@ -193,7 +190,8 @@ perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint6
 	json_array_foreach(json_object_get(o, "rtt"), i, v)
 		if (json_integer_value(v) >= 0)
 			(void)uet_meas_add_rtt_sample(g, (uint64_t)json_integer_value(v));
-	uet_meas_samples_unkept(g, unkept(o, "fct"), unkept(o, "rtt"));
+	uet_meas_samples_unkept(g, unkept(o, "fct", "fct_offered"),
+				unkept(o, "rtt", "rtt_offered"));
 	json_array_foreach(rx, i, v)
 		if (json_integer_value(v) > 0)
 			(void)uet_meas_rx_bytes(g, cfg->start_ns + i * cfg->bin_ns,

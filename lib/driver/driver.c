@@ -98,8 +98,9 @@ uet_drv_create(const struct uet_drv_cfg *c, struct uet_drv **out)
 		d->seq = calloc(n, sizeof(uint32_t));
 		d->ended = calloc(n, 1);
 		d->pingpong = c->wl->pattern == UET_WL_PINGPONG;
-		d->ping_ns = calloc(n, sizeof(uint64_t));
-		if (d->seq == NULL || d->ended == NULL || d->ping_ns == NULL)
+		if (d->pingpong)
+			d->ping_ns = calloc(n, sizeof(uint64_t));
+		if (d->seq == NULL || d->ended == NULL || (d->pingpong && d->ping_ns == NULL))
 			goto oom;
 		for (n = 0; n < c->wl->nflows; n++) {
 			const struct uet_wl_flow *f = &c->wl->flows[n];

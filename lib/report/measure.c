@@ -239,13 +239,33 @@ uet_meas_add_fct_sample(struct uet_meas *m, uint64_t fct_ns)
 	return samples_add(&m->fct, m->cfg.max_fct_samples, fct_ns);
 }
 
+/* The kept samples (unsorted), their count and how many were offered. */
+static const uint64_t *
+samples_view(const struct samples *s, size_t *n, uint64_t *offered)
+{
+	*n = s->n;
+	if (offered != NULL)
+		*offered = s->offered;
+	return s->v;
+}
+
+/* The kept samples into v (room for s->n), their sum into *sum. */
+static size_t
+samples_copy(const struct samples *s, uint64_t *v, uint64_t *sum)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		v[i] = s->v[i];
+		*sum += v[i];
+	}
+	return s->n;
+}
+
 const uint64_t *
 uet_meas_fct_samples(const struct uet_meas *m, size_t *n, uint64_t *offered)
 {
-	*n = m->fct.n;
-	if (offered != NULL)
-		*offered = m->fct.offered;
-	return m->fct.v;
+	return samples_view(&m->fct, n, offered);
 }
 
 void
@@ -264,10 +284,7 @@ uet_meas_add_rtt_sample(struct uet_meas *m, uint64_t rtt_ns)
 const uint64_t *
 uet_meas_rtt_samples(const struct uet_meas *m, size_t *n, uint64_t *offered)
 {
-	*n = m->rtt.n;
-	if (offered != NULL)
-		*offered = m->rtt.offered;
-	return m->rtt.v;
+	return samples_view(&m->rtt, n, offered);
 }
 
 /* A stream's flow and the local end it needs, or NULL (counted). */
@@ -730,10 +747,7 @@ fct_summary(const struct uet_meas *m, bool recv, struct uet_meas_fct *out)
 		v = malloc((m->fct.n ? m->fct.n : 1) * sizeof(*v));
 		if (v == NULL)
 			return UET_ERR_NOMEM;
-		for (n = 0; n < m->fct.n; n++) {
-			v[n] = m->fct.v[n];
-			sum += v[n];
-		}
+		n = samples_copy(&m->fct, v, &sum);
 		goto summary;
 	}
 	v = malloc((m->cfg.n_flows ? m->cfg.n_flows : 1) * sizeof(*v));
@@ -767,13 +781,11 @@ uet_meas_rtt(const struct uet_meas *m, const uint32_t *out_flow, const uint32_t 
 		return UET_ERR_INVAL;
 	if (m->cfg.repeat)
 		n_pairs = 0;
-	v = malloc((n_pairs > m->rtt.n ? n_pairs : m->rtt.n + 1) * sizeof(*v));
+	v = malloc((m->cfg.repeat ? m->rtt.n + 1 : n_pairs + 1) * sizeof(*v));
 	if (v == NULL)
 		return UET_ERR_NOMEM;
-	for (i = 0; i < m->rtt.n && m->cfg.repeat; i++) {
-		v[n] = m->rtt.v[i];
-		sum += v[n++];
-	}
+	if (m->cfg.repeat)
+		n = samples_copy(&m->rtt, v, &sum);
 	for (i = 0; i < n_pairs; i++) {
 		struct uet_meas_flow_rec o, b;
 
