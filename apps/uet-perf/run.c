@@ -17,8 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_launch.h>
@@ -445,10 +447,29 @@ open_pcap(struct perf_ctx *c, struct lhost *lh, char *err, size_t errlen)
 	return 0;
 }
 
+/* One value per start of this process, for the endpoints' start nonce:
+ * a process restarted with the same --seed must not reuse its
+ * predecessor's PDC ids and start PSNs, which peers that outlived it
+ * still hold (lib/core takes such packets for duplicates). */
+static uint64_t
+start_nonce(void)
+{
+	struct timespec ts;
+	uint64_t n = 0;
+
+	if (getrandom(&n, sizeof(n), GRND_NONBLOCK) != (ssize_t)sizeof(n)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		n = uet_mix64((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) ^
+		    ((uint64_t)getpid() << 32);
+	}
+	return n != 0 ? n : 1;
+}
+
 static int
 setup_hosts(struct perf_ctx *c, char *err, size_t errlen)
 {
 	const struct perf_plan *p = c->p;
+	uint64_t nonce = start_nonce();
 	uint32_t r, i, j;
 
 	c->host_of_rank = malloc(p->nranks * sizeof(uint32_t));
@@ -488,6 +509,7 @@ setup_hosts(struct perf_ctx *c, char *err, size_t errlen)
 		hc.zero_udp_csum = p->zero_udp_csum;
 		hc.ep = p->ep;
 		hc.ep.seed = p->ep.seed * 1000003 + r;
+		hc.ep.start_nonce = nonce;
 		hc.ep.cb.rx_data = on_rx_data;
 		hc.ep.cb.rx_msg = on_rx_msg;
 		hc.ep.cb.tx_done = on_tx_done;

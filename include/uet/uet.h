@@ -177,6 +177,13 @@ struct uet_callbacks {
 struct uet_ep_config {
 	uint32_t local_ip;
 	uint64_t seed;
+	uint64_t start_nonce;     /* differs per start of a process (uet-perf
+				   * draws it); mixed into PDC ids and start
+				   * PSNs only, so that a process restarted with
+				   * the same seed is a new peer to those who
+				   * knew its predecessor, while every other
+				   * draw still replays from seed; 0 in a
+				   * simulation */
 
 	/* Bounds (every pool is allocated at creation) */
 	uint32_t max_pdcs;        /* initiator + target PDCs; default 256 */

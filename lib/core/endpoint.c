@@ -240,8 +240,13 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 	 * its own seed, does not hand its peers the ids it had before: an
 	 * initiator still in SYN state took the ACKs of a target that
 	 * crashed and of its successor for one PDC's, and completed a
-	 * message that neither had whole (the fault swarm, seed 1845537). */
-	uet_prng_seed(&idr, cfg->seed ^ 0x6a09e667f3bcc908ULL);
+	 * message that neither had whole (the fault swarm, seed 1845537).
+	 * A process restarted with the same seed differs by its start
+	 * nonce, in its ids and its start PSNs: otherwise a target still
+	 * holding its predecessor's PDC took the new process's packets for
+	 * duplicates, acknowledged them and delivered nothing. */
+	uet_prng_seed(&idr, cfg->seed ^ 0x6a09e667f3bcc908ULL ^ cfg->start_nonce);
+	ep->psn_salt = cfg->start_nonce != 0 ? (uint32_t)uet_mix64(cfg->start_nonce) : 0;
 	for (i = 0; i < cfg->max_pdcs; i++) {
 		ep->pdcs[i].slot = i;
 		ep->pdcs[i].gen = (uint16_t)uet_prng_next(&idr);

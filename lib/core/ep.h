@@ -283,6 +283,7 @@ struct uet_ep {
 	bool credit_on;      /* the CC takes credit (credit.c); checked inline
 			      * on the hot path, which pays nothing else */
 	struct uet_prng rng;
+	uint32_t psn_salt;   /* from cfg.start_nonce: 0 when it is 0 */
 	struct uet_ep_stats st;
 	uint32_t win;        /* window_psns */
 	uint32_t win_mask;

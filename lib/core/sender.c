@@ -414,8 +414,9 @@ tx_open(struct uet_ep *ep, uint32_t dst_ip, uint16_t stream, uint64_t now, int *
 	p->tx.stream = stream;
 	p->tx.win_idx = NONE32;
 	/* A random start PSN tells incarnations of a PDC apart at the target
-	 * (stale packets of an older one fall outside the window). */
-	p->tx.start_psn = (uint32_t)uet_prng_next(&ep->rng);
+	 * (stale packets of an older one fall outside the window), and the
+	 * salt those of a process restarted with the same seed. */
+	p->tx.start_psn = (uint32_t)uet_prng_next(&ep->rng) ^ ep->psn_salt;
 	p->tx.snd_una = p->tx.snd_nxt = p->tx.start_psn;
 	p->tx.peer_win = ep->win;
 	p->tx.msg_head = p->tx.msg_tail = p->tx.msg_seg = NONE16;

@@ -1473,6 +1473,40 @@ test_pdc_ids_differ_per_seed(void **state)
 	assert_int_equal(first_pdc_id(1005), ids[5]);
 }
 
+/* An initiator restarted with the same seed (as a uet-perf process is,
+ * with its --seed) while its target still holds the PDC of its first
+ * life: the new process's message is delivered, not acknowledged as a
+ * duplicate of what its predecessor sent. */
+static void
+test_restart_same_seed_delivers(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	duo_config(&c);
+	c.seed = 77;
+	c.start_nonce = 1;
+	assert_int_equal(duo_init(&d, &c), 0);
+	assert_int_equal(duo_send(&d, &d.a, 1, 3 * 4096, 0), 0);
+	assert_true(duo_run(&d, 1000000));
+	assert_true(duo_msg_exact(&d.b, 1, 3 * 4096));
+	assert_int_equal(st(&d.b)->pdcs_opened, 1);
+
+	uet_ep_destroy(d.a.ep);
+	c.local_ip = d.a.ip;
+	c.start_nonce = 2;
+	c.user = &d.a;
+	assert_int_equal(uet_ep_create(&c, &d.a.ep), 0);
+	d.a.tx_done_ok = 0;
+	assert_int_equal(duo_send(&d, &d.a, 2, 3 * 4096, 0), 0);
+	assert_true(duo_run(&d, 2000000));
+	assert_int_equal(d.a.tx_done_ok, 1);
+	assert_true(duo_msg_exact(&d.b, 2, 3 * 4096));
+	assert_int_equal(st(&d.b)->pdcs_opened, 2);
+	duo_fini(&d);
+}
+
 static void
 test_tx_window_pool_wait(void **state)
 {
@@ -1838,6 +1872,7 @@ main(void)
 		cmocka_unit_test(test_busy_target_is_not_given_up),
 		cmocka_unit_test(test_refused_resent_one_per_timeout),
 		cmocka_unit_test(test_pdc_ids_differ_per_seed),
+		cmocka_unit_test(test_restart_same_seed_delivers),
 		cmocka_unit_test(test_tx_window_pool_wait),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_ev_range_and_classes),
