@@ -482,8 +482,10 @@ restart_ev(struct sim *s, void *a, uint64_t b)
 	uint32_t h = (uint32_t)x->d->crash_host;
 
 	(void)b;
-	/* A new process: its own seed, so new PDC ids and EVs. */
-	c.seed = x->seed * 7919 + h + 0x5151;
+	/* A new process with the same configuration, as uet-perf is
+	 * restarted: the seed of its first life, another start nonce. */
+	c.seed = x->seed * 7919 + h;
+	c.start_nonce = x->seed * 7919 + h + 0x5151;
 	sw_ep_config(x->w, h, &c);
 	if (sim_host_attach(s, h, &c) != 0)
 		abort();
