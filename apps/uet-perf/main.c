@@ -380,6 +380,7 @@ test_start_json(const struct app *a)
 	json_object_set_new(ts, "streams", json_integer(p->wl.streams));
 	json_object_set_new(ts, "iterations", json_integer(p->repeat ? 0 : p->wl.iterations));
 	json_object_set_new(ts, "duration_ns", json_integer((json_int_t)p->duration_ns));
+	json_object_set_new(ts, "omit_ns", json_integer((json_int_t)p->omit_ns));
 	json_object_set_new(ts, "parallel", json_integer(o->parallel));
 	json_object_set_new(ts, "rate_bps", json_integer((json_int_t)p->wl.rate_bps));
 	json_object_set_new(ts, "seed", json_integer((json_int_t)p->wl.seed));
@@ -859,10 +860,7 @@ main(int argc, char **argv)
 	}
 	plan->duration_ns = (uint64_t)(a.o.duration_s * 1e9);
 	plan->parallel = a.o.parallel;
-	plan->interval_ns = (uint64_t)(a.o.interval_s * 1e9);
-	plan->bin_ns = (uint64_t)a.o.bin_us * 1000;
-	if (plan->interval_ns && plan->bin_ns)
-		plan->interval_ns -= plan->interval_ns % plan->bin_ns; /* whole bins */
+	uet_perf_opts_times_ns(&a.o, &plan->bin_ns, &plan->interval_ns, &plan->omit_ns);
 	plan->stall_ns = (uint64_t)(a.o.stall_timeout_s * 1e9);
 	plan->verify = a.o.verify;
 	plan->dscp_data = a.o.dscp_data;

@@ -92,6 +92,7 @@ struct worker {
 	struct uet_meas *meas;
 	uint64_t now;
 	bool measuring;
+	bool omit_ended;     /* past the warm-up (-O), counters rebased */
 	struct uet_ep_stats base;
 	uint64_t last_tx_bytes, last_fold_ns;
 	uint64_t early_rx_bytes;
@@ -263,7 +264,7 @@ on_ev(void *ctx, uint16_t ev, bool ce_ack)
 {
 	struct worker *w = ctx;
 
-	if (!w->measuring)
+	if (!w->measuring || !uet_meas_measuring(w->meas, w->now))
 		return;
 	if (ce_ack)
 		(void)uet_meas_ev_ce(w->meas, ev);
@@ -712,6 +713,7 @@ worker_begin(struct worker *w)
 	mc.bin_ns = p->bin_ns;
 	mc.interval_ns = p->interval_ns;
 	mc.repeat = p->repeat;
+	mc.omit_ns = p->omit_ns;
 	if (uet_meas_create(&mc, &w->meas) != 0)
 		return -1;
 	host_stats(w, &w->base);
@@ -764,11 +766,27 @@ closing(struct worker *w)
 	return open > 0 && w->now < w->close_until;
 }
 
+/* The end of the warm-up (-O): the counters as they stand are the zero
+ * of what the report counts. At the mark, or at the end of a run that
+ * stopped sooner (nothing was measured then). */
+static void
+omit_end(struct worker *w)
+{
+	if (w->omit_ended || w->c->p->omit_ns == 0)
+		return;
+	fold_stats(w);
+	w->last_fold_ns = w->now;
+	uet_meas_omit_end(w->meas);
+	w->omit_ended = true;
+}
+
 static void
 worker_end(struct worker *w)
 {
-	if (w->meas != NULL)
+	if (w->meas != NULL) {
 		fold_stats(w);
+		omit_end(w);
+	}
 	uet_drv_stop(w->drv);
 	w->measuring = false;
 	if (w->close_until == 0)
@@ -795,11 +813,14 @@ worker_step(struct worker *w)
 		fold_stats(w);
 		w->last_fold_ns = w->now;
 	}
+	if (!w->omit_ended && p->omit_ns > 0 && rel(c, w->now) >= p->omit_ns)
+		omit_end(w);
 	if ((p->stop && *p->stop) || __atomic_load_n(&c->abort, __ATOMIC_ACQUIRE)) {
 		worker_end(w);
 		return;
 	}
-	if (uet_drv_done(w->drv) || (p->repeat && rel(c, w->now) >= p->duration_ns)) {
+	if (uet_drv_done(w->drv) ||
+	    (p->repeat && rel(c, w->now) >= p->omit_ns + p->duration_ns)) {
 		if (closing(w))
 			return;
 		worker_end(w);
@@ -977,6 +998,7 @@ emit_interval(struct perf_ctx *c, struct watch *wt, uint64_t end_rel)
 	iv.rx_bytes = rx - wt->rx;
 	iv.tx_bytes = tx - wt->tx;
 	iv.retx_pkts = retx - wt->retx;
+	iv.omitted = end_rel <= c->p->omit_ns;
 	c->p->hooks.interval(c->p->hooks.ctx, &iv);
 	wt->iv_start_ns = end_rel;
 	wt->rx = rx;
@@ -1085,6 +1107,7 @@ run_reset(struct perf_ctx *c)
 		w->close_until = 0;
 		w->n_early = 0;
 		w->measuring = false;
+		w->omit_ended = false;
 		memset(&w->live, 0, sizeof(w->live));
 	}
 	free(c->mflows);

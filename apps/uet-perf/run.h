@@ -71,7 +71,8 @@ struct perf_plan {
 	struct uet_wl_spec wl;
 	bool repeat;                 /* streams until duration_ns */
 	uint32_t parallel;           /* streams: messages in flight per stream */
-	uint64_t duration_ns;        /* streams: the run's length */
+	uint64_t duration_ns;        /* streams: the run's length, measured */
+	uint64_t omit_ns;            /* streams: a warm-up before it (-O) */
 	uint64_t interval_ns;        /* 0 = no interval reports */
 	uint64_t bin_ns;
 	uint64_t stall_ns;           /* no local progress this long: abort; 0 = never */

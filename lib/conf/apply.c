@@ -319,6 +319,24 @@ conf_finalize(struct uet_perf_opts *o, char *err, size_t n)
 	     strcmp(o->pattern, "butterfly-allreduce") == 0 || strcmp(o->pattern, "cm") == 0))
 		return fail(err, n, "%s: pattern '%s' runs a fixed number of iterations "
 			    "(--iters), not a duration", WHERE(conf_row("duration")), o->pattern);
+	if (o->omit_s > 0) {
+		uint64_t bin_ns, interval_ns, omit_ns;
+
+		uet_perf_opts_times_ns(o, &bin_ns, &interval_ns, &omit_ns);
+		if (o->duration_s <= 0)
+			return fail(err, n, "%s: a warm-up comes before a run of a set length: "
+				    "needs --duration", WHERE(conf_row("omit")));
+		if (strcmp(o->pattern, "websearch") == 0)
+			return fail(err, n, "%s: pattern 'websearch' draws its flows over the "
+				    "duration; a warm-up applies to streams", WHERE(conf_row("omit")));
+		if (interval_ns > 0 && omit_ns % interval_ns != 0)
+			return fail(err, n, "%s: %.9g s is not a whole number of intervals "
+				    "(--interval %.9g s)", WHERE(conf_row("omit")), o->omit_s,
+				    (double)interval_ns / 1e9);
+		if (omit_ns % bin_ns != 0)
+			return fail(err, n, "%s: %.9g s is not a whole number of timeline bins "
+				    "(--bin-us %u)", WHERE(conf_row("omit")), o->omit_s, o->bin_us);
+	}
 	if (o->rate_gbps > 0 &&
 	    (strcmp(o->pattern, "ring-allreduce") == 0 ||
 	     strcmp(o->pattern, "butterfly-allreduce") == 0 || strcmp(o->pattern, "cm") == 0 ||

@@ -175,6 +175,7 @@ struct uet_perf_opts {
 	bool all_sizes;                      /* -a: 2 B .. 8 MiB */
 	uint64_t iters;
 	double duration_s;                   /* 0: run iters */
+	double omit_s;                       /* warm-up before duration_s */
 	double stall_timeout_s;              /* 0: no stall detection */
 	double barrier_timeout_s;            /* the other processes, at a run's end */
 	uint32_t streams;
@@ -382,6 +383,12 @@ struct uet_perf_algo_cfg {
 int uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *c,
 			       struct uet_perf_algo_cfg *storage, char *err,
 			       size_t errlen);
+
+/* The measurement's times of o in ns: the timeline's bin, the interval
+ * (--interval, rounded down to whole bins; 0 = none) and the warm-up
+ * (--omit). Seconds are rounded to the nearest ns (0.3 s is 300000000). */
+void uet_perf_opts_times_ns(const struct uet_perf_opts *o, uint64_t *bin_ns,
+			    uint64_t *interval_ns, uint64_t *omit_ns);
 
 /*
  * Rank from the launcher's environment: OMPI_COMM_WORLD_RANK, PMI_RANK,

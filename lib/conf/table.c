@@ -137,6 +137,12 @@ const struct opt opt_table[] = {
 	  DBL(duration_s, 0, 0.000001, 604800), .flags = F_SYM, .meta = "SEC",
 	  .defdoc = "0 (use --iters)",
 	  .help = "run for SEC seconds instead of --iters" },
+	{ .lname = "omit", .sname = 'O', .sec = "workload", .key = "omit_s",
+	  DBL(omit_s, 0, 0, 604800), .flags = F_SYM, .meta = "SEC",
+	  .defdoc = "0 (none)",
+	  .help = "a duration run: first a warm-up of SEC seconds, left out of the totals, "
+		  "counts, FCTs and round trips, its intervals marked omitted (iperf3 -O); "
+		  "a whole number of --interval" },
 	{ .lname = "streams", .sname = 'q', .sec = "workload", .key = "streams",
 	  UINT(streams, 1, 1, 1024), .flags = F_SYM, .meta = "N",
 	  .help = "streams (PDCs) per pair of ranks" },

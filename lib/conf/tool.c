@@ -6,6 +6,21 @@
 #include "conf/conf_int.h"
 
 /* ------------------------------------------------------------------ */
+/* Mapping to the measurement                                          */
+
+void
+uet_perf_opts_times_ns(const struct uet_perf_opts *o, uint64_t *bin_ns, uint64_t *interval_ns,
+		       uint64_t *omit_ns)
+{
+	*bin_ns = (uint64_t)o->bin_us * 1000;
+	/* Both are >= 0 (the table's bounds). */
+	*interval_ns = (uint64_t)(o->interval_s * 1e9 + 0.5);
+	if (*bin_ns > 0)
+		*interval_ns -= *interval_ns % *bin_ns; /* whole bins */
+	*omit_ns = (uint64_t)(o->omit_s * 1e9 + 0.5);
+}
+
+/* ------------------------------------------------------------------ */
 /* Mapping to the endpoint                                             */
 
 int

@@ -396,7 +396,8 @@ pingpong_turn(struct uet_drv *d, uint32_t flow, uint64_t done_ns)
 
 	if (!d->cfg.local[d->wl->flows[next].src] || d->ended[next])
 		return;
-	if (d->wl->flows[flow].step == 1 && done_ns >= d->ping_ns[next])
+	if (d->wl->flows[flow].step == 1 && done_ns >= d->ping_ns[next] &&
+	    uet_meas_measuring(d->meas, done_ns))
 		(void)uet_meas_add_rtt_sample(d->meas, done_ns - d->ping_ns[next]);
 	if (owe(d, next) != 0)
 		d->st.send_errors++;

@@ -59,6 +59,12 @@ struct uet_meas {
 	bool net_known;
 	struct uet_meas_nic nic;
 	bool nic_known;
+	/* The counters at the end of the warm-up (cfg.omit_ns), and the
+	 * transport's as reported: stats less stats_base. */
+	struct uet_ep_stats stats_base, stats_rep;
+	struct uet_meas_nic nic_base;
+	struct uet_meas_net net_base;
+	bool omit_ended;
 	uint64_t verify_checked, verify_bad;
 	struct uet_meas_bad bad;
 	/* Streams: messages' FCTs, and a ping-pong's round trips. */
@@ -89,7 +95,8 @@ uet_meas_create(const struct uet_meas_config *cfg, struct uet_meas **out)
 		m->cfg.max_events = UET_MEAS_DEFAULT_MAX_EVENTS;
 	if (m->cfg.max_fct_samples == 0)
 		m->cfg.max_fct_samples = UET_MEAS_DEFAULT_MAX_FCT;
-	if (m->cfg.interval_ns % m->cfg.bin_ns != 0)
+	if (m->cfg.interval_ns % m->cfg.bin_ns != 0 || m->cfg.omit_ns % m->cfg.bin_ns != 0 ||
+	    (m->cfg.interval_ns != 0 && m->cfg.omit_ns % m->cfg.interval_ns != 0))
 		goto inval;
 	m->flows = calloc(cfg->n_flows ? cfg->n_flows : 1, sizeof(*m->flows));
 	m->ev_tx = calloc(cfg->ev_count ? cfg->ev_count : 1, sizeof(uint64_t));
@@ -314,11 +321,14 @@ uet_meas_msg_acked(struct uet_meas *m, uint32_t flow, uint64_t submit_ns, uint64
 		f->submit_ns = submit_ns;
 	if (f->send_done_ns == UET_MEAS_NO_TIME || done_ns > f->send_done_ns)
 		f->send_done_ns = done_ns;
+	/* A failure counts whenever it came: the warm-up hides no flaw. */
 	if (status != 0) {
 		if (f->msgs_failed++ == 0)
 			f->send_status = status;
 		return 0;
 	}
+	if (!uet_meas_measuring(m, done_ns))
+		return 0;
 	f->msgs_acked++;
 	return uet_meas_add_fct_sample(m, done_ns - submit_ns);
 }
@@ -332,7 +342,8 @@ uet_meas_msg_received(struct uet_meas *m, uint32_t flow, uint64_t now_ns)
 		return UET_ERR_INVAL;
 	if (f->recv_done_ns == UET_MEAS_NO_TIME || now_ns > f->recv_done_ns)
 		f->recv_done_ns = now_ns;
-	f->msgs_received++;
+	if (uet_meas_measuring(m, now_ns))
+		f->msgs_received++;
 	return 0;
 }
 
@@ -403,9 +414,9 @@ add_bytes(struct uet_meas *m, uint64_t now_ns, uint64_t bytes, bool rx)
 		m->bad.time++;
 		return rc;
 	}
-	if (rx)
+	if (rx && uet_meas_measuring(m, now_ns))
 		m->rx_total += bytes;
-	else
+	else if (!rx && uet_meas_measuring(m, now_ns))
 		m->tx_total += bytes;
 	if (rc != 0) {
 		m->bad.timeline_full++;
@@ -506,6 +517,14 @@ uet_meas_event(struct uet_meas *m, uint64_t now_ns, const char *kind,
 	return 0;
 }
 
+static void
+stats_reported(struct uet_meas *m)
+{
+#define X_REP(f) m->stats_rep.f = m->stats.f - m->stats_base.f;
+	UET_EP_STATS_FIELDS(X_REP)
+#undef X_REP
+}
+
 int
 uet_meas_set_ep_stats(struct uet_meas *m, uint64_t now_ns,
 		      const struct uet_ep_stats *sum)
@@ -519,6 +538,7 @@ uet_meas_set_ep_stats(struct uet_meas *m, uint64_t now_ns,
 	if (back) {
 		m->bad.stats++;
 		m->stats = *sum;
+		stats_reported(m);
 		return UET_ERR_INVAL;
 	}
 	/* Retransmissions before the start count in the first bin. */
@@ -527,6 +547,7 @@ uet_meas_set_ep_stats(struct uet_meas *m, uint64_t now_ns,
 		   &b) == 0)
 		b->retx_pkts += sum->tx_retx_pkts - m->stats.tx_retx_pkts;
 	m->stats = *sum;
+	stats_reported(m);
 	return 0;
 }
 
@@ -536,6 +557,26 @@ uet_meas_add_ep_stats(struct uet_ep_stats *sum, const struct uet_ep_stats *one)
 #define X_ADD(f) sum->f += one->f;
 	UET_EP_STATS_FIELDS(X_ADD)
 #undef X_ADD
+}
+
+void
+uet_meas_omit_end(struct uet_meas *m)
+{
+	if (m->omit_ended)
+		return;
+	m->omit_ended = true;
+	m->stats_base = m->stats;
+	m->nic_base = m->nic;
+	m->net_base = m->net;
+	memset(m->ev_tx, 0, (m->cfg.ev_count ? m->cfg.ev_count : 1) * sizeof(uint64_t));
+	memset(m->ev_ce, 0, (m->cfg.ev_count ? m->cfg.ev_count : 1) * sizeof(uint64_t));
+	stats_reported(m);
+}
+
+bool
+uet_meas_measuring(const struct uet_meas *m, uint64_t now_ns)
+{
+	return now_ns >= m->cfg.start_ns + m->cfg.omit_ns;
 }
 
 void
@@ -680,7 +721,7 @@ uet_meas_event_get(const struct uet_meas *m, size_t i)
 const struct uet_ep_stats *
 uet_meas_ep_stats(const struct uet_meas *m)
 {
-	return &m->stats;
+	return &m->stats_rep;
 }
 
 void
@@ -823,10 +864,12 @@ uet_meas_set_net(struct uet_meas *m, const struct uet_meas_net *n)
 bool
 uet_meas_net(const struct uet_meas *m, struct uet_meas_net *out)
 {
-	if (m->net_known)
-		*out = m->net;
-	else
-		memset(out, 0, sizeof(*out));
+	memset(out, 0, sizeof(*out));
+	if (m->net_known) {
+		out->drops = m->net.drops - m->net_base.drops;
+		out->trims = m->net.trims - m->net_base.trims;
+		out->ecn_marks = m->net.ecn_marks - m->net_base.ecn_marks;
+	}
 	return m->net_known;
 }
 
@@ -854,8 +897,10 @@ uet_meas_set_nic(struct uet_meas *m, const struct uet_meas_nic *n)
 bool
 uet_meas_nic(const struct uet_meas *m, struct uet_meas_nic *out)
 {
-	if (m->nic_known)
+	if (m->nic_known) {
 		*out = m->nic;
+		uet_meas_nic_add(out, &m->nic_base, -1);
+	}
 	return m->nic_known;
 }
 
@@ -936,6 +981,7 @@ uet_meas_interval_get(const struct uet_meas *m, size_t i, uint64_t now_ns,
 		return;
 	out->start_ns = i * m->cfg.interval_ns;
 	out->end_ns = out->start_ns + m->cfg.interval_ns;
+	out->omitted = out->end_ns <= m->cfg.omit_ns;
 	if (out->end_ns > rel && rel > out->start_ns)
 		out->end_ns = rel;
 	for (b = i * per; b < (i + 1) * per && b < m->bins_used; b++) {
@@ -962,7 +1008,8 @@ uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src)
 	uint32_t k;
 
 	if (a->n_flows != b->n_flows || a->ev_base != b->ev_base || a->ev_count != b->ev_count ||
-	    a->start_ns != b->start_ns || a->bin_ns != b->bin_ns || a->repeat != b->repeat)
+	    a->start_ns != b->start_ns || a->bin_ns != b->bin_ns || a->repeat != b->repeat ||
+	    a->omit_ns != b->omit_ns)
 		return UET_ERR_INVAL;
 	for (k = 0; k < a->n_flows; k++) {
 		struct flow_st *d = &dst->flows[k];
@@ -1004,14 +1051,21 @@ uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src)
 		(void)uet_meas_event(dst, src->events[i].now_ns, src->events[i].kind,
 				     src->events[i].detail);
 	uet_meas_add_ep_stats(&dst->stats, &src->stats);
+	uet_meas_add_ep_stats(&dst->stats_base, &src->stats_base);
+	stats_reported(dst);
+	dst->omit_ended = dst->omit_ended || src->omit_ended;
 	if (src->nic_known) {
 		uet_meas_nic_add(&dst->nic, &src->nic, 1);
+		uet_meas_nic_add(&dst->nic_base, &src->nic_base, 1);
 		dst->nic_known = true;
 	}
 	if (src->net_known) {
 		dst->net.drops += src->net.drops;
 		dst->net.trims += src->net.trims;
 		dst->net.ecn_marks += src->net.ecn_marks;
+		dst->net_base.drops += src->net_base.drops;
+		dst->net_base.trims += src->net_base.trims;
+		dst->net_base.ecn_marks += src->net_base.ecn_marks;
 		dst->net_known = true;
 	}
 	dst->verify_checked += src->verify_checked;

@@ -221,9 +221,10 @@ uet_out_interval(struct uet_out *o, const struct uet_meas_interval *iv)
 	if (!o->cfg.tables)
 		return;
 	printf("[SUM] %6.2f-%6.2f sec  %10.3f MB  %9.3f Gb/s rx  %9.3f Gb/s tx  %8" PRIu64
-	       " retx\n", (double)iv->start_ns / 1e9, (double)iv->end_ns / 1e9,
+	       " retx%s\n", (double)iv->start_ns / 1e9, (double)iv->end_ns / 1e9,
 	       (double)iv->rx_bytes / 1e6, s > 0 ? (double)iv->rx_bytes * 8 / s / 1e9 : 0.0,
-	       s > 0 ? (double)iv->tx_bytes * 8 / s / 1e9 : 0.0, iv->retx_pkts);
+	       s > 0 ? (double)iv->tx_bytes * 8 / s / 1e9 : 0.0, iv->retx_pkts,
+	       iv->omitted ? "  (omitted)" : "");
 	fflush(stdout);
 }
 

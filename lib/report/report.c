@@ -91,7 +91,7 @@ interval_obj(const struct uet_meas_interval *ivp)
 	struct uet_meas_interval iv = *ivp;
 	uint64_t ns = iv.end_ns - iv.start_ns;
 
-	return json_pack("{s:f,s:f,s:f,s:I,s:I,s:f,s:f,s:I}",
+	return json_pack("{s:f,s:f,s:f,s:I,s:I,s:f,s:f,s:I,s:b}",
 			 "start_s", (double)iv.start_ns / 1e9,
 			 "end_s", (double)iv.end_ns / 1e9,
 			 "seconds", (double)ns / 1e9,
@@ -99,7 +99,8 @@ interval_obj(const struct uet_meas_interval *ivp)
 			 "bytes_tx", (json_int_t)iv.tx_bytes,
 			 "bits_per_second", bps(iv.rx_bytes, ns),
 			 "tx_bits_per_second", bps(iv.tx_bytes, ns),
-			 "retransmits", (json_int_t)iv.retx_pkts);
+			 "retransmits", (json_int_t)iv.retx_pkts,
+			 "omitted", iv.omitted);
 }
 
 static json_t *
@@ -434,6 +435,15 @@ latency_json(const struct uet_meas_rtt *r)
 			 "one_way_mean_ns", r->rtt.count ? jint(r->rtt.mean_ns / 2) : json_null());
 }
 
+/* The part of a span from the start (ns) past the warm-up (omit_ns). */
+static uint64_t
+measured_ns(const struct uet_meas *m, uint64_t span_ns)
+{
+	uint64_t omit = uet_meas_config(m)->omit_ns;
+
+	return span_ns > omit ? span_ns - omit : 0;
+}
+
 static json_t *
 end_json(const struct uet_meas *m, const struct uet_report_info *info,
 	 uint64_t end_ns)
@@ -443,7 +453,7 @@ end_json(const struct uet_meas *m, const struct uet_report_info *info,
 	uint64_t dur = end_ns > c->start_ns ? end_ns - c->start_ns : 0;
 	uint64_t compl_ns = 0, rx, tx, checked, bad;
 	bool have_compl = uet_meas_completion_ns(m, &compl_ns);
-	uint64_t active_ns = have_compl && compl_ns ? compl_ns : dur;
+	uint64_t active_ns = measured_ns(m, have_compl && compl_ns ? compl_ns : dur);
 	struct uet_meas_fct fct, fct_recv;
 	json_t *end;
 
@@ -453,7 +463,7 @@ end_json(const struct uet_meas *m, const struct uet_report_info *info,
 	uet_meas_verify_get(m, &checked, &bad);
 	end = json_pack(
 		"{s:o,s:o,s:o,s:o,s:f,s:f,s:o,s:o,s:o,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-		"duration_ns", jint(dur),
+		"duration_ns", jint(measured_ns(m, dur)),
 		"completion_ns", have_compl ? jint(compl_ns) : json_null(),
 		"bytes_rx", jint(rx), "bytes_tx", jint(tx),
 		"goodput_bps", bps(rx, active_ns), "tx_bps", bps(tx, active_ns),
@@ -474,6 +484,10 @@ end_json(const struct uet_meas *m, const struct uet_report_info *info,
 				       "stats", jint(b->stats),
 				       "timeline_full", jint(b->timeline_full),
 				       "events_full", jint(b->events_full)));
+	if (end != NULL && put(end, "omitted_ns", jint(c->omit_ns)) != 0) {
+		json_decref(end);
+		return NULL;
+	}
 	if (end != NULL && info && info->coll &&
 	    put(end, "collective", coll_json(info->coll, bad)) != 0) {
 		json_decref(end);
@@ -861,11 +875,12 @@ uet_report_perftest_row(FILE *f, const struct uet_meas *m)
 	count_flows(m, n, &bytes);
 	ok = count_msgs(m);
 	uet_meas_completion_ns(m, &compl_ns);
+	compl_ns = measured_ns(m, compl_ns);
 	/* Peak: the busiest bin of the direction this process measured
-	 * (received bytes, or sent bytes on a sender), never below the
-	 * average (a run shorter than a bin). */
+	 * (received bytes, or sent bytes on a sender) past the warm-up,
+	 * never below the average (a run shorter than a bin). */
 	uet_meas_totals(m, &rx, &tx);
-	for (b = 0; b < uet_meas_bin_count(m); b++) {
+	for (b = c->omit_ns / c->bin_ns; b < uet_meas_bin_count(m); b++) {
 		uint64_t r, t;
 
 		uet_meas_bin(m, b, &r, &t, NULL);
@@ -976,9 +991,14 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 			n[UET_MEAS_FAILED], n[UET_MEAS_PENDING]);
 	fprintf(f, "completion       %.3f us%s\n", us(compl_ns),
 		have_compl ? "" : " (no flow completed: run duration)");
+	if (uet_meas_config(m)->omit_ns > 0)
+		fprintf(f, "omitted          %.3f us of warm-up first: the lines below count "
+			   "the %.3f us after it\n",
+			us(uet_meas_config(m)->omit_ns), us(measured_ns(m, compl_ns)));
 	fprintf(f, "goodput          %.3f Gb/s rx, %.3f Gb/s tx (%" PRIu64
 		   " B rx, %" PRIu64 " B tx)\n",
-		bps(rx, compl_ns) / 1e9, bps(tx, compl_ns) / 1e9, rx, tx);
+		bps(rx, measured_ns(m, compl_ns)) / 1e9, bps(tx, measured_ns(m, compl_ns)) / 1e9,
+		rx, tx);
 	fct_line(f, "FCT [usec]", &fct, "sender: submit to fully acknowledged");
 	if (fct_recv.count > 0)
 		fct_line(f, "FCT recv [usec]", &fct_recv, "receiver: submit to last byte");

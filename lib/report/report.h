@@ -90,6 +90,14 @@ struct uet_meas_config {
 	bool repeat;
 	uint32_t max_fct_samples; /* repeat: FCTs kept; past it a uniform
 				   * reservoir sample; 0: UET_MEAS_DEFAULT_MAX_FCT */
+	/* iperf3 -O: the first omit_ns after start_ns are a warm-up, not
+	 * measured (a multiple of bin_ns, and of interval_ns when set). Byte
+	 * samples then go to the timeline only, completions, FCTs and
+	 * round trips are not counted, and the intervals are flagged
+	 * omitted; the counters without a time (transport, NIC, network,
+	 * EVs) count from uet_meas_omit_end(), which the caller calls at
+	 * start_ns + omit_ns (or at the end of a run that stops sooner). */
+	uint64_t omit_ns;
 };
 
 /* Ignored input, by kind. */
@@ -154,6 +162,7 @@ struct uet_meas_event {
 struct uet_meas_interval {
 	uint64_t start_ns, end_ns;
 	uint64_t rx_bytes, tx_bytes, retx_pkts;
+	bool omitted;        /* inside cfg.omit_ns: not in the totals */
 };
 
 struct uet_meas;
@@ -306,6 +315,15 @@ bool uet_meas_nic(const struct uet_meas *m, struct uet_meas_nic *out);
 void uet_meas_add_ep_stats(struct uet_ep_stats *sum,
 			   const struct uet_ep_stats *one);
 
+/* The end of the warm-up (cfg.omit_ns): the transport, NIC and network
+ * counters as last set, and the EV counters, become the zero of what the
+ * reports count. Call it after setting those counters at that time;
+ * once (later calls do nothing). */
+void uet_meas_omit_end(struct uet_meas *m);
+/* Whether now_ns is past the warm-up: what the caller counts itself (a
+ * ping-pong's round trips, packets per EV) only then. */
+bool uet_meas_measuring(const struct uet_meas *m, uint64_t now_ns);
+
 /* Payload verification results to add (messages checked, mismatches). */
 void uet_meas_verify(struct uet_meas *m, uint64_t checked_msgs,
 		     uint64_t bad_msgs);
@@ -330,7 +348,8 @@ int uet_meas_flow_get(const struct uet_meas *m, uint32_t flow,
 size_t uet_meas_event_count(const struct uet_meas *m);
 const struct uet_meas_event *uet_meas_event_get(const struct uet_meas *m,
 						size_t i);
-/* The counters of the last uet_meas_set_ep_stats() (zero before). */
+/* The counters of the last uet_meas_set_ep_stats() (zero before), less
+ * those at uet_meas_omit_end(). */
 const struct uet_ep_stats *uet_meas_ep_stats(const struct uet_meas *m);
 void uet_meas_verify_get(const struct uet_meas *m, uint64_t *checked_msgs,
 			 uint64_t *bad_msgs);

@@ -33,6 +33,8 @@ struct run {
 	uint32_t nhosts;
 	bool repeat;
 	uint64_t duration_ns;
+	uint64_t omit_ns;        /* --omit: a warm-up before duration_ns */
+	bool omit_ended;
 	uint64_t wake_ns;        /* the pending step event, UINT64_MAX if none */
 	uint64_t wake_gen;
 	bool done;
@@ -567,15 +569,19 @@ sample(struct run *r)
 {
 	struct uet_ep_stats sum;
 	uint64_t now = sim_now_ns(r->s);
+	/* What was sent up to now, into the bin that ends at now when it is
+	 * a boundary (an event due there, the run's end): the bin after it
+	 * saw none of it, and past the run's end no interval shows it. */
+	uint64_t sent_ns = now > 0 ? now - 1 : 0;
 	uint32_t h;
 
 	memset(&sum, 0, sizeof(sum));
 	for (h = 0; h < r->nhosts; h++)
 		uet_meas_add_ep_stats(&sum, uet_ep_stats(sim_host_ep(r->s, h)));
 	if (sum.tx_data_bytes > r->last_tx_bytes)
-		(void)uet_meas_tx_bytes(r->meas, now, sum.tx_data_bytes - r->last_tx_bytes);
+		(void)uet_meas_tx_bytes(r->meas, sent_ns, sum.tx_data_bytes - r->last_tx_bytes);
 	r->last_tx_bytes = sum.tx_data_bytes;
-	(void)uet_meas_set_ep_stats(r->meas, now, &sum);
+	(void)uet_meas_set_ep_stats(r->meas, sent_ns, &sum);
 	if (r->out != NULL) {
 		size_t k = uet_meas_interval_count(r->meas, now, false);
 
@@ -593,11 +599,10 @@ sample(struct run *r)
  * of the run, which never struck (a time unit mistaken, most likely: a
  * bare number is seconds). */
 static void
-fabric_to_meas(struct run *r, struct uet_simrun_result *res)
+fabric_net(struct run *r)
 {
 	struct sim_port_stats t;
 	struct uet_meas_net net;
-	uint32_t i;
 
 	sim_total_stats(r->s, &t);
 	/* drops_noroute are among the switch drops (sim.h). */
@@ -606,6 +611,29 @@ fabric_to_meas(struct run *r, struct uet_simrun_result *res)
 	net.trims = t.trims;
 	net.ecn_marks = t.ecn_marks;
 	uet_meas_set_net(r->meas, &net);
+}
+
+/* The end of the warm-up (--omit): the counters as they stand are the
+ * zero of what the report counts; at the mark, or at the end of a run
+ * that stopped sooner (nothing was measured then). */
+static void
+omit_end(struct run *r)
+{
+	if (r->omit_ns == 0 || r->omit_ended)
+		return;
+	sample(r);
+	fabric_net(r);
+	uet_meas_omit_end(r->meas);
+	r->omit_ended = true;
+}
+
+static void
+fabric_to_meas(struct run *r, struct uet_simrun_result *res)
+{
+	uint32_t i;
+
+	fabric_net(r);
+	omit_end(r);
 	for (i = 0; i < r->nfails; i++) {
 		const struct sim_failure *f = r->fails[i].spec;
 
@@ -729,6 +757,7 @@ test_start(const struct uet_perf_opts *o, const struct sim_fattree_cfg *fc,
 	json_object_set_new(ts, "iterations", json_integer(repeat ? 0 : (json_int_t)o->iters));
 	json_object_set_new(ts, "duration_ns",
 			    json_integer((json_int_t)(repeat ? o->duration_s * 1e9 : 0)));
+	json_object_set_new(ts, "omit_ns", json_integer((json_int_t)(o->omit_s * 1e9 + 0.5)));
 	json_object_set_new(ts, "parallel", json_integer(o->parallel));
 	json_object_set_new(ts, "rate_bps", json_integer((json_int_t)(o->rate_gbps * 1e9 + 0.5)));
 	json_object_set_new(ts, "seed", json_integer((json_int_t)o->seed));
@@ -1050,10 +1079,9 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 	mc.ev_base = ep.ev_base;
 	mc.ev_count = ep.ev_count;
 	mc.start_ns = 0;
-	mc.bin_ns = (uint64_t)o->bin_us * 1000;
-	mc.interval_ns = (uint64_t)(o->interval_s * 1e9);
-	mc.interval_ns -= mc.interval_ns % mc.bin_ns;
+	uet_perf_opts_times_ns(o, &mc.bin_ns, &mc.interval_ns, &mc.omit_ns);
 	mc.repeat = r.repeat;
+	r.omit_ns = mc.omit_ns;
 	if (uet_meas_create(&mc, &r.meas) != 0) {
 		snprintf(err, n, "out of memory for the measurement");
 		goto out;
@@ -1065,7 +1093,7 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 	/* t = 0 */
 	uet_drv_begin(r.drv, r.meas, 0);
 	if (r.repeat)
-		sim_at(r.s, ps(r.duration_ns), duration_end, &r, 0);
+		sim_at(r.s, ps(r.omit_ns + r.duration_ns), duration_end, &r, 0);
 	after_event(&r);
 	/* Run bin by bin: each boundary samples the counters into the
 	 * timeline (and the interval lines); the boundaries are fixed times,
@@ -1085,6 +1113,8 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 			}
 		}
 		sample(&r);
+		if (r.omit_ns > 0 && t >= r.omit_ns)
+			omit_end(&r);
 		report_progress(&r);
 		if (stop != NULL && *stop) {
 			res->interrupted = true;

@@ -653,6 +653,32 @@ test_cli_errors(void **state)
 		assert_true(o->duration_s == 1.0);
 		free(o);
 	}
+	{
+		/* iperf3 -O: a warm-up before a duration run, in whole intervals. */
+		struct uet_perf_opts *o = new_opts();
+		uint64_t bin_ns, interval_ns, omit_ns;
+
+		assert_int_equal(parse(o, "--endpoint", "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5",
+				       "-D", "2", "-O", "0.6", "-i", "0.3", NULL),
+				 0);
+		uet_perf_opts_times_ns(o, &bin_ns, &interval_ns, &omit_ns);
+		assert_int_equal(bin_ns, 100000);
+		assert_int_equal(interval_ns, 300000000);
+		assert_int_equal(omit_ns, 600000000);
+		free(o);
+	}
+	cli_fails("option '--omit': a warm-up comes before a run of a set length: needs "
+		  "--duration", "--endpoint", "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5", "-O", "1",
+		  NULL);
+	cli_fails("option '--omit': pattern 'websearch' draws its flows over the duration",
+		  "--endpoint", "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5", "--pattern", "websearch",
+		  "-D", "1", "-O", "1", NULL);
+	cli_fails("option '--omit': 0.5 s is not a whole number of intervals (--interval 1 s)",
+		  "--endpoint", "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5", "-D", "1", "-O", "0.5",
+		  NULL);
+	cli_fails("option '--omit': 5e-05 s is not a whole number of timeline bins (--bin-us 100)",
+		  "--endpoint", "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5", "-D", "1", "-O",
+		  "0.00005", "-i", "0", NULL);
 	cli_fails("option '--rate-gbps': pattern 'ring-allreduce' sets its own pace",
 		  "--endpoint", "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5", "--pattern",
 		  "ring-allreduce", "--rate-gbps", "10", NULL);

@@ -368,6 +368,44 @@ def case_rate(exe, tmp):
     assert 49 * per_msg_ns <= end["completion_ns"] < 49 * per_msg_ns + 5e6, end["completion_ns"]
 
 
+def case_omit(exe, tmp):
+    # iperf3 -O: half a second of warm-up, then a second measured. Paced
+    # at 0.5 Gb/s per stream, the measured second holds 954 message starts
+    # per stream (1,048,576 ns apart) where the whole run holds 1,431; the
+    # totals, counters and FCTs are the measured second's alone.
+    rep, out = run(exe, endpoints(2) + ["--pattern", "pair", "--size", "64K", "--streams",
+                                        "2", "--rate-gbps", "0.5", "-D", "1", "-O", "0.5",
+                                        "-i", "0.5", "--verify"], tmp, "omit")
+    ts = rep["start"]["test_start"]
+    assert ts["omit_ns"] == 500000000 and ts["duration_ns"] == 1000000000, ts
+    end = need(rep, "end")
+    assert end["omitted_ns"] == 500000000, end["omitted_ns"]
+    assert 1e9 <= end["duration_ns"] < 1.4e9, end["duration_ns"]
+    ivs = rep["intervals"]
+    assert [i["omitted"] for i in ivs[:3]] == [True, False, False], ivs
+    assert all(not i["omitted"] for i in ivs[3:]), ivs
+    assert ivs[0]["bytes_rx"] > 0, ivs[0]
+    assert end["bytes_rx"] == sum(i["bytes_rx"] for i in ivs if not i["omitted"]), (end, ivs)
+    assert end["bytes_tx"] == sum(i["bytes_tx"] for i in ivs if not i["omitted"]), (end, ivs)
+    acked = 0
+    for f in need(end, "flows"):
+        assert f["status"] == "ok" and 940 <= f["msgs_acked"] <= 962, f
+        acked += f["msgs_acked"]
+    assert end["fct"]["count"] == acked, end["fct"]
+    assert abs(end["goodput_bps"] - 1e9) < 0.03e9, end["goodput_bps"]
+    # The transport's counters start at the mark too: the messages it
+    # acknowledged in the measured second, give or take those in flight
+    # at its two ends (--parallel 8 per stream).
+    tr = need(end, "transport")
+    assert abs(tr["msgs_acked"] - acked) <= 32, (tr["msgs_acked"], acked)
+    assert need(end, "verify")["bad_msgs"] == 0
+    assert out.count("(omitted)") == 1 and "omitted          500000.000 us" in out, out
+    # A warm-up needs a duration run, and whole intervals.
+    bad_input(exe, endpoints(2) + ["-O", "1"], "option '--omit'", tmp)
+    bad_input(exe, endpoints(2) + ["-D", "1", "-O", "0.3", "-i", "0.5"],
+              "not a whole number of intervals", tmp)
+
+
 def case_two_lcores(exe, tmp):
     # Four endpoints on four queues of one net_ring port, two lcores: each
     # queue loops to itself, so most frames cross lcores (inbox rings).
@@ -656,7 +694,8 @@ CASES = {"pair": case_pair, "bad_input": case_bad_input, "telemetry": case_telem
          "collective_sweep": case_collective_sweep, "json_stream": case_json_stream,
          "csv_exec": case_csv_exec, "fail_ev": case_fail_ev, "pdc_close": case_pdc_close,
          "many_streams": case_many_streams, "all_dead": case_all_dead, "pcap": case_pcap,
-         "no_peer": case_no_peer, "small_pool": case_small_pool, "rate": case_rate}
+         "no_peer": case_no_peer, "small_pool": case_small_pool, "rate": case_rate,
+         "omit": case_omit}
 
 
 if __name__ == "__main__":

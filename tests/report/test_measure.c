@@ -759,6 +759,128 @@ test_stream_rtt(void **state)
 }
 
 /* Two lcores' measurements of one process fold into one. */
+/* iperf3 -O: a warm-up of 2 bins (2 intervals) before the measured time.
+ * What has a time counts only past the mark; the counters without one
+ * count from uet_meas_omit_end(); the timeline keeps everything. */
+static void
+test_omit_warm_up(void **state)
+{
+	const struct uet_meas_flow flows[1] = { { .src = 0, .dst = 1, .size_bytes = 100 } };
+	const bool local[2] = { true, true };
+	struct uet_meas_config c = {
+		.flows = flows, .n_flows = 1, .rank_local = local, .n_ranks = 2,
+		.ev_base = 1000, .ev_count = 4, .start_ns = START_NS, .bin_ns = 1000,
+		.interval_ns = 1000, .repeat = true, .omit_ns = 2000,
+	};
+	const uint64_t mark = START_NS + 2000;
+	struct uet_meas *m = NULL, *other = NULL;
+	struct uet_ep_stats st;
+	struct uet_meas_nic nic;
+	struct uet_meas_net net;
+	struct uet_meas_interval iv;
+	struct uet_meas_flow_rec r;
+	struct uet_meas_fct fct;
+	uint64_t rx, tx, tp, ce;
+
+	(void)state;
+	assert_int_equal(uet_meas_create(&c, &m), 0);
+	assert_false(uet_meas_measuring(m, mark - 1));
+	assert_true(uet_meas_measuring(m, mark));
+	/* Warm-up: bytes, two messages, a resend, packets on an EV. */
+	assert_int_equal(uet_meas_rx_bytes(m, START_NS + 500, 100), 0);
+	assert_int_equal(uet_meas_tx_bytes(m, mark - 1, 100), 0);
+	assert_int_equal(uet_meas_msg_acked(m, 0, START_NS, START_NS + 900, 0), 0);
+	assert_int_equal(uet_meas_msg_received(m, 0, START_NS + 800), 0);
+	assert_int_equal(uet_meas_ev_tx(m, 1001), 0);
+	memset(&st, 0, sizeof(st));
+	st.tx_retx_pkts = 1;
+	st.rto_events = 1;
+	assert_int_equal(uet_meas_set_ep_stats(m, START_NS + 1500, &st), 0);
+	memset(&nic, 0, sizeof(nic));
+	nic.late_polls = 3;
+	uet_meas_set_nic(m, &nic);
+	memset(&net, 0, sizeof(net));
+	net.ecn_marks = 5;
+	uet_meas_set_net(m, &net);
+	/* A failure counts whenever it came. */
+	assert_int_equal(uet_meas_msg_acked(m, 0, START_NS, START_NS + 1000, UET_ERR_TIMEOUT), 0);
+	uet_meas_omit_end(m);
+	/* Measured: a message started in the warm-up and acknowledged past
+	 * the mark counts (its whole FCT), one more after it. */
+	assert_int_equal(uet_meas_msg_acked(m, 0, START_NS + 1900, mark + 100, 0), 0);
+	assert_int_equal(uet_meas_msg_acked(m, 0, mark + 200, mark + 300, 0), 0);
+	assert_int_equal(uet_meas_msg_received(m, 0, mark), 0);
+	assert_int_equal(uet_meas_rx_bytes(m, mark, 40), 0);
+	assert_int_equal(uet_meas_tx_bytes(m, mark + 1500, 60), 0);
+	assert_int_equal(uet_meas_ev_tx(m, 1001), 0);
+	assert_int_equal(uet_meas_ev_ce(m, 1002), 0);
+	st.tx_retx_pkts = 4;
+	assert_int_equal(uet_meas_set_ep_stats(m, mark + 1500, &st), 0);
+	nic.late_polls = 7;
+	uet_meas_set_nic(m, &nic);
+	net.ecn_marks = 6;
+	uet_meas_set_net(m, &net);
+	uet_meas_omit_end(m); /* once */
+
+	uet_meas_totals(m, &rx, &tx);
+	assert_int_equal(rx, 40);
+	assert_int_equal(tx, 60);
+	assert_int_equal(uet_meas_ep_stats(m)->tx_retx_pkts, 3);
+	assert_int_equal(uet_meas_ep_stats(m)->rto_events, 0);
+	assert_true(uet_meas_nic(m, &nic));
+	assert_int_equal(nic.late_polls, 4);
+	assert_true(uet_meas_net(m, &net));
+	assert_int_equal(net.ecn_marks, 1);
+	assert_int_equal(uet_meas_ev_get(m, 1001, &tp, &ce), 0);
+	assert_int_equal(tp, 1);
+	assert_int_equal(uet_meas_ev_get(m, 1002, &tp, &ce), 0);
+	assert_int_equal(ce, 1);
+	assert_int_equal(uet_meas_flow_get(m, 0, &r), 0);
+	assert_int_equal(r.msgs_acked, 2);
+	assert_int_equal(r.msgs_failed, 1);
+	assert_int_equal(r.msgs_received, 1);
+	assert_int_equal(uet_meas_fct(m, &fct), 0);
+	assert_int_equal(fct.count, 2);
+	assert_int_equal(fct.max_ns, 200);
+	/* The timeline keeps the warm-up; its intervals say so. */
+	assert_int_equal(uet_meas_interval_count(m, mark + 2000, false), 4);
+	uet_meas_interval_get(m, 0, mark + 2000, &iv);
+	assert_true(iv.omitted);
+	assert_int_equal(iv.rx_bytes, 100);
+	uet_meas_interval_get(m, 1, mark + 2000, &iv);
+	assert_true(iv.omitted);
+	assert_int_equal(iv.tx_bytes, 100);
+	assert_int_equal(iv.retx_pkts, 1);
+	uet_meas_interval_get(m, 2, mark + 2000, &iv);
+	assert_false(iv.omitted);
+	assert_int_equal(iv.rx_bytes, 40);
+	uet_meas_interval_get(m, 3, mark + 2000, &iv);
+	assert_false(iv.omitted);
+	assert_int_equal(iv.retx_pkts, 3);
+
+	/* Two lcores' measurements add what each counted past its mark. */
+	assert_int_equal(uet_meas_create(&c, &other), 0);
+	memset(&st, 0, sizeof(st));
+	st.tx_retx_pkts = 10;
+	assert_int_equal(uet_meas_set_ep_stats(other, mark, &st), 0);
+	uet_meas_omit_end(other);
+	st.tx_retx_pkts = 12;
+	assert_int_equal(uet_meas_set_ep_stats(other, mark + 10, &st), 0);
+	assert_int_equal(uet_meas_merge(m, other), 0);
+	assert_int_equal(uet_meas_ep_stats(m)->tx_retx_pkts, 5);
+	uet_meas_destroy(other);
+	/* Nor with another warm-up; nor one that is not whole intervals. */
+	c.omit_ns = 3000;
+	assert_int_equal(uet_meas_create(&c, &other), 0);
+	assert_int_equal(uet_meas_merge(m, other), UET_ERR_INVAL);
+	uet_meas_destroy(other);
+	c.omit_ns = 2500;
+	assert_int_equal(uet_meas_create(&c, &other), UET_ERR_INVAL);
+	c.interval_ns = 0;
+	assert_int_equal(uet_meas_create(&c, &other), UET_ERR_INVAL);
+	uet_meas_destroy(m);
+}
+
 static void
 test_merge(void **state)
 {
@@ -868,6 +990,7 @@ main(void)
 		cmocka_unit_test(test_rank_clock),
 		cmocka_unit_test(test_stream_fct_reservoir),
 		cmocka_unit_test(test_stream_rtt),
+		cmocka_unit_test(test_omit_warm_up),
 		cmocka_unit_test(test_merge),
 	};
 

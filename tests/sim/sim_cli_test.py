@@ -200,6 +200,48 @@ def case_rate(exe, tmp):
     assert 16 * 94 <= msgs <= 16 * 96, msgs
 
 
+def case_omit(exe, tmp):
+    # iperf3 -O: 200 us of warm-up before 400 us measured is the same
+    # simulation as a 600 us run (the same timeline, interval by
+    # interval); only what the totals, counters and FCTs count differs.
+    base = ["--nodes", "16", "--pattern", "permutation", "--size", "64K", "-i", "0.0001"]
+    run(exe, base + ["-D", "0.0004", "-O", "0.0002", "-J", os.path.join(tmp, "omit.json")])
+    run(exe, base + ["-D", "0.0006", "-J", os.path.join(tmp, "whole.json")])
+    a = json.load(open(os.path.join(tmp, "omit.json")))
+    b = json.load(open(os.path.join(tmp, "whole.json")))
+    assert a["start"]["test_start"]["omit_ns"] == 200000, a["start"]["test_start"]
+    assert a["end"]["timeline"] == b["end"]["timeline"], (a["end"]["timeline"], b["end"]["timeline"])
+    assert [i["omitted"] for i in a["intervals"]] == [True] * 2 + [False] * 4, a["intervals"]
+    assert not any(i["omitted"] for i in b["intervals"]), b["intervals"]
+    for r in (a, b):
+        end, kept = r["end"], [i for i in r["intervals"] if not i["omitted"]]
+        # Every byte and resend is in exactly one interval, the last
+        # bin's too (the sample at the run's end goes to the bin it ends).
+        assert end["bytes_rx"] == sum(i["bytes_rx"] for i in kept), end["bytes_rx"]
+        assert end["bytes_tx"] == sum(i["bytes_tx"] for i in kept), end["bytes_tx"]
+        assert end["transport"]["tx_retx_pkts"] == sum(i["retransmits"] for i in kept), kept
+        assert end["transport"]["tx_data_bytes"] == end["bytes_tx"], end["transport"]
+        assert end["transport"]["rx_data_bytes"] == end["bytes_rx"], end["transport"]
+        assert end["fct"]["count"] == end["flow_counts"]["messages"], end["fct"]
+    ea, eb = a["end"], b["end"]
+    assert (ea["duration_ns"], ea["omitted_ns"]) == (400000, 200000), ea["duration_ns"]
+    assert (eb["duration_ns"], eb["omitted_ns"]) == (600000, 0), eb["duration_ns"]
+    # Two thirds of the run measured: about two thirds of its messages.
+    ratio = ea["fct"]["count"] / eb["fct"]["count"]
+    assert 0.6 < ratio < 0.72, (ea["fct"]["count"], eb["fct"]["count"])
+    assert (ea["transport"]["pdcs_opened"], eb["transport"]["pdcs_opened"]) == (0, 32)
+    assert ea["losses"]["ecn_marks"] < eb["losses"]["ecn_marks"], (ea["losses"], eb["losses"])
+    # Goodput over the measured time only.
+    want = ea["bytes_rx"] * 8 / (ea["completion_ns"] - 200000) * 1e9
+    assert abs(ea["goodput_bps"] / want - 1) < 1e-9, (ea["goodput_bps"], want)
+    # A warm-up needs streams of a set length.
+    p = run(exe, ["--nodes", "16", "-O", "0.0001"], expect_rc=2)
+    assert "option '--omit'" in p.stderr and "needs --duration" in p.stderr, p.stderr
+    p = run(exe, ["--nodes", "16", "--pattern", "websearch", "-D", "0.001", "-O", "0.0001"],
+            expect_rc=2)
+    assert "option '--omit'" in p.stderr, p.stderr
+
+
 def case_stream_and_failure_exit(exe, tmp):
     p = run(exe, ["--nodes", "16", "--pattern", "permutation", "--size", "1M", "--duration",
                   "0.0002", "-i", "0.00005", "--bin-us", "10", "--json-stream"])
@@ -1126,7 +1168,8 @@ CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "three_tier_switch_down": case_three_tier_switch_down, "fabric_rate": case_fabric_rate,
          "fpga_failure": case_fpga_failure, "eqds_large_message": case_eqds_large_message,
          "eqds_slow_pulls": case_eqds_slow_pulls, "rate": case_rate, "pingpong": case_pingpong,
-         "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit}
+         "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit,
+         "omit": case_omit}
 
 
 if __name__ == "__main__":
