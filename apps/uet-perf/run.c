@@ -659,8 +659,10 @@ nic_stats(struct worker *w, struct uet_meas_nic *n)
 		}
 }
 
+/* The transport's and ports' counters into the measurement, what was
+ * sent since the last fold into the bin of at_ns. */
 static void
-fold_stats(struct worker *w)
+fold_stats_at(struct worker *w, uint64_t at_ns)
 {
 	const struct uet_drv_stats *ds = uet_drv_stats(w->drv);
 	struct uet_ep_stats sum;
@@ -672,14 +674,14 @@ fold_stats(struct worker *w)
 	if (sum.tx_data_bytes > w->last_tx_bytes) {
 		uint64_t d = sum.tx_data_bytes - w->last_tx_bytes;
 
-		(void)uet_meas_tx_bytes(w->meas, w->now, d);
+		(void)uet_meas_tx_bytes(w->meas, at_ns, d);
 		st(&w->live.tx_bytes, w->live.tx_bytes + d);
 	}
 	w->last_tx_bytes = sum.tx_data_bytes;
 	/* This run's share of counters that are cumulative over a sweep. */
 	for (i = 0; i < sizeof(sum) / sizeof(uint64_t); i++)
 		a[i] -= b[i];
-	(void)uet_meas_set_ep_stats(w->meas, w->now, &sum);
+	(void)uet_meas_set_ep_stats(w->meas, at_ns, &sum);
 	{
 		struct uet_meas_nic n;
 
@@ -690,6 +692,12 @@ fold_stats(struct worker *w)
 	st(&w->live.retx_pkts, sum.tx_retx_pkts);
 	st(&w->live.rx_bytes, ds->rx_bytes);
 	st(&w->live.progress, ds->progress + w->live.tx_bytes);
+}
+
+static void
+fold_stats(struct worker *w)
+{
+	fold_stats_at(w, w->now);
 }
 
 /* This lcore's t = 0: its measurement, what arrived early, its first
@@ -772,9 +780,13 @@ closing(struct worker *w)
 static void
 omit_end(struct worker *w)
 {
+	uint64_t mark = w->c->t0 + w->c->p->omit_ns;
+
 	if (w->omit_ended || w->c->p->omit_ns == 0)
 		return;
-	fold_stats(w);
+	/* Everything the counters hold now is the warm-up's, what was sent
+	 * since the last fold too: into the warm-up's last bin. */
+	fold_stats_at(w, w->now < mark ? w->now : mark - 1);
 	w->last_fold_ns = w->now;
 	uet_meas_omit_end(w->meas);
 	w->omit_ended = true;
@@ -809,12 +821,13 @@ worker_step(struct worker *w)
 	uet_dpdk_lcore_poll(w->lc, w->now);
 	if (!w->measuring)
 		return;
+	/* The warm-up's end first: what the counters hold is the warm-up's. */
+	if (!w->omit_ended && p->omit_ns > 0 && rel(c, w->now) >= p->omit_ns)
+		omit_end(w);
 	if (w->now - w->last_fold_ns >= FOLD_EVERY_NS) {
 		fold_stats(w);
 		w->last_fold_ns = w->now;
 	}
-	if (!w->omit_ended && p->omit_ns > 0 && rel(c, w->now) >= p->omit_ns)
-		omit_end(w);
 	if ((p->stop && *p->stop) || __atomic_load_n(&c->abort, __ATOMIC_ACQUIRE)) {
 		worker_end(w);
 		return;
