@@ -69,6 +69,10 @@ def one_way_us(rep):
 
 
 def draw_timeline(ax, runs):
+    warm_ns = max(r["end"].get("omitted_ns") or 0 for _, r in runs)
+    if warm_ns:
+        # -O: the warm-up the report's totals leave out, shaded.
+        ax.axvspan(0, warm_ns / 1e3, color="0.9", label="warm-up (-O), not counted")
     for name, r in runs:
         tl = r["end"]["timeline"]
         b = tl["bin_ns"]
@@ -182,8 +186,11 @@ def main():
         ax.axis("off")
     fig.tight_layout()
     fig.savefig(a.out, dpi=90)
-    print("%s: %s from %d run%s" % (a.out, ", ".join(panels), len(runs),
-                                    "" if len(runs) == 1 else "s"))
+    warm_ns = max(r["end"].get("omitted_ns") or 0 for _, r in runs)
+    print("%s: %s from %d run%s%s" % (a.out, ", ".join(panels), len(runs),
+                                      "" if len(runs) == 1 else "s",
+                                      "; the first %.3f us shaded: warm-up" % (warm_ns / 1e3)
+                                      if warm_ns and "timeline" in panels else ""))
     return 0
 
 

@@ -1059,6 +1059,14 @@ def case_plot(exe, tmp):
     assert os.path.getsize(png) > 10000, os.path.getsize(png)
     img = matplotlib.image.imread(png)
     assert img.std() > 0.05, img.std()  # not a blank canvas
+    # A warm-up (-O) is shaded on the timeline.
+    warm = os.path.join(tmp, "warm.json")
+    run(exe, ["--nodes", "16", "--pattern", "permutation", "-D", "0.0003", "-O", "0.0001",
+              "-J", warm])
+    p = subprocess.run([sys.executable, script, warm, "-o", png, "--what", "timeline"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "timeline from 1 run; the first 100.000 us shaded: warm-up" in p.stdout, p.stdout
     # A ping-pong sweep: a latency CDF per size, the other panels too.
     pp = os.path.join(tmp, "pp.json")
     run(exe, ["--nodes", "16", "--pattern", "pingpong", "--root", "7", "-b", "64", "-e", "64K",
