@@ -55,6 +55,13 @@ short_row(int c)
 	return -1;
 }
 
+/* iperf3's directions, as patterns over the server (rank 0) and its
+ * client (rank 1). */
+#define REVERSE_HINT " (iperf3's -R: --pattern outcast, in which the server sends)"
+#define BIDIR_HINT                                                              \
+	" (iperf3's --bidir: --pattern permutation, which over a server and its " \
+	"client sends both ways)"
+
 static int
 unknown_long(const char *arg, char *err, size_t n)
 {
@@ -65,8 +72,12 @@ unknown_long(const char *arg, char *err, size_t n)
 	for (i = 0; i < N_OPTS; i++)
 		hits += conf_for_app(&opt_table[i]) &&
 			strncmp(opt_table[i].lname, name, strlen(name)) == 0;
-	return fail(err, n, "option '--%s': %s", SHOWN(name),
-		    hits > 1 ? "ambiguous abbreviation" : "unknown option");
+	return fail(err, n, "option '--%s': %s%s", SHOWN(name),
+		    hits > 1 ? "ambiguous abbreviation" : "unknown option",
+		    hits > 1                       ? ""
+		    : strcmp(name, "reverse") == 0 ? REVERSE_HINT
+		    : strcmp(name, "bidir") == 0   ? BIDIR_HINT
+						   : "");
 }
 
 /* What an iperf3 or perftest habit means here, for an option that failed. */
@@ -81,9 +92,9 @@ habit_hint(int c, bool missing_value)
 	case 'l':
 		return " (iperf3's -l is -s/--size here)";
 	case 'u':
+		return " (iperf3's option has no meaning here: UET is its own transport)";
 	case 'R':
-		return " (iperf3's option has no meaning here: UET is its own transport, "
-		       "one direction per flow)";
+		return REVERSE_HINT;
 	case 's':
 		return missing_value ? " (-s is the message size, as in perftest; iperf3's -s "
 				       "is -S/--server)"

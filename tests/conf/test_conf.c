@@ -594,6 +594,13 @@ test_cli_errors(void **state)
 		  NULL);
 	cli_fails("option '--size': missing value (BYTES) (-s is the message size, as in "
 		  "perftest; iperf3's -s is -S/--server)", "-s", NULL);
+	cli_fails("option '-R': unknown option (iperf3's -R: --pattern outcast, in which the "
+		  "server sends)", "-R", NULL);
+	cli_fails("option '--reverse': unknown option (iperf3's -R: --pattern outcast",
+		  "--reverse", NULL);
+	cli_fails("option '--bidir': unknown option (iperf3's --bidir: --pattern permutation, "
+		  "which over a server and its client sends both ways)", "--bidir", NULL);
+	cli_fails("option '-u': unknown option (iperf3's option has no meaning here", "-u", NULL);
 	{
 		struct uet_perf_opts *a = new_opts();
 
