@@ -4,7 +4,9 @@
 side by side: the goodput timeline, the FCT CDF, per-EV use and CE
 fraction, per-port utilisation where the report has it (uet-sim
 --port-series), and a ping-pong's one-way latency CDF (--pattern
-pingpong). Needs python3-matplotlib (Debian).
+pingpong). The CDFs are exact over the flows of an -n run and drawn from
+the summary's percentiles (every 1%, 99.5, 99.9, 99.99) for a -D run's
+messages and round trips. Needs python3-matplotlib (Debian).
 
 usage: tools/plot.py REPORT.json [REPORT.json ...] [-o OUT.png] [--labels A,B,...]
                      [--what timeline,fct,evs,ports,latency] [--ports N]
@@ -45,18 +47,20 @@ def has(panel, rep):
     if panel == "timeline":
         return bool((end.get("timeline") or {}).get("rx_bytes"))
     if panel == "fct":
-        return any(f.get("fct_ns") for f in end.get("flows") or [])
+        return bool(fct_points(rep)[0])
     if panel == "evs":
         return bool(end.get("evs"))
     if panel == "latency":
-        return bool(one_way_us(rep))
+        return bool(latency_points(rep)[0])
     return bool(((end.get("fabric") or {}).get("series") or {}).get("ports"))
 
 
 def one_way_us(rep):
     """A ping-pong's rounds, half of each round trip in us: a pong (step 1)
-    arrives back at the pinger, whose ping is the flow before it."""
-    if not (rep["end"].get("latency") or {}).get("round_trips"):
+    arrives back at the pinger, whose ping is the flow before it. None for
+    a duration run, whose flows are the two streams, not rounds."""
+    if (not (rep["end"].get("latency") or {}).get("round_trips") or
+            rep["start"]["test_start"].get("duration_ns")):
         return []
     flows = {f["id"]: f for f in rep["end"].get("flows") or []}
     v = []
@@ -83,10 +87,40 @@ def draw_timeline(ax, runs):
     ax.set_title("goodput timeline")
 
 
+def cdf_points(summary, scale):
+    """A summary's CDF (its "cdf": [percent, ns] pairs) as x (ns / scale)
+    and y (fraction) lists."""
+    cdf = (summary or {}).get("cdf") or []
+    return [ns / scale for _, ns in cdf], [p / 100 for p, _ in cdf]
+
+
+def exact_points(v):
+    v = sorted(v)
+    return v, [(i + 1) / len(v) for i in range(len(v))]
+
+
+def fct_points(rep):
+    """Each flow's FCT in us where the flows have one (-n runs); else the
+    summary's CDF (duration runs: FCTs of messages)."""
+    v = [f["fct_ns"] / 1e3 for f in rep["end"].get("flows") or [] if f.get("fct_ns")]
+    return exact_points(v) if v else cdf_points(rep["end"].get("fct"), 1e3)
+
+
+def latency_points(rep):
+    """One-way latency in us: each round of a -n ping-pong, else the
+    round trips' CDF (-D), halved."""
+    v = one_way_us(rep)
+    if v:
+        return exact_points(v)
+    if not (rep["end"].get("latency") or {}).get("round_trips"):
+        return [], []
+    return cdf_points(rep["end"]["latency"].get("rtt"), 2e3)
+
+
 def draw_fct(ax, runs):
     for name, r in runs:
-        v = sorted(f["fct_ns"] / 1e3 for f in r["end"]["flows"] if f.get("fct_ns"))
-        ax.step(v, [(i + 1) / len(v) for i in range(len(v))], where="post", label=name)
+        x, y = fct_points(r)
+        ax.step(x, y, where="post", label=name)
     ax.set_xlabel("FCT (us)")
     ax.set_ylabel("fraction of flows")
     ax.set_title("FCT CDF (sender: submit to acknowledged)")
@@ -109,8 +143,8 @@ def draw_evs(ax, runs):
 
 def draw_latency(ax, runs):
     for name, r in runs:
-        v = one_way_us(r)
-        ax.step(v, [(i + 1) / len(v) for i in range(len(v))], where="post", label=name)
+        x, y = latency_points(r)
+        ax.step(x, y, where="post", label=name)
     ax.set_xlabel("one-way latency (us, half the round trip)")
     ax.set_ylabel("fraction of round trips")
     ax.set_title("ping-pong latency CDF")

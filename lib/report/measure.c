@@ -757,10 +757,24 @@ cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+const uint32_t uet_meas_cdf_p_milli[UET_MEAS_CDF_POINTS] = {
+	0,     1000,  2000,  3000,  4000,  5000,  6000,  7000,  8000,  9000,  10000, 11000,
+	12000, 13000, 14000, 15000, 16000, 17000, 18000, 19000, 20000, 21000, 22000, 23000,
+	24000, 25000, 26000, 27000, 28000, 29000, 30000, 31000, 32000, 33000, 34000, 35000,
+	36000, 37000, 38000, 39000, 40000, 41000, 42000, 43000, 44000, 45000, 46000, 47000,
+	48000, 49000, 50000, 51000, 52000, 53000, 54000, 55000, 56000, 57000, 58000, 59000,
+	60000, 61000, 62000, 63000, 64000, 65000, 66000, 67000, 68000, 69000, 70000, 71000,
+	72000, 73000, 74000, 75000, 76000, 77000, 78000, 79000, 80000, 81000, 82000, 83000,
+	84000, 85000, 86000, 87000, 88000, 89000, 90000, 91000, 92000, 93000, 94000, 95000,
+	96000, 97000, 98000, 99000, 99500, 99900, 99990, 100000,
+};
+
 /* Sorts v[0..n-1] and fills *out (zeroed first). */
 static void
 summarize(uint64_t *v, size_t n, uint64_t sum, struct uet_meas_fct *out)
 {
+	size_t i;
+
 	memset(out, 0, sizeof(*out));
 	if (n == 0)
 		return;
@@ -772,6 +786,8 @@ summarize(uint64_t *v, size_t n, uint64_t sum, struct uet_meas_fct *out)
 	out->p50_ns = uet_meas_percentile(v, n, 50000);
 	out->p99_ns = uet_meas_percentile(v, n, 99000);
 	out->p999_ns = uet_meas_percentile(v, n, 99900);
+	for (i = 0; i < UET_MEAS_CDF_POINTS; i++)
+		out->cdf_ns[i] = uet_meas_percentile(v, n, uet_meas_cdf_p_milli[i]);
 }
 
 static int

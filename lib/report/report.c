@@ -112,18 +112,36 @@ interval_json(const struct uet_meas *m, size_t i, uint64_t now_ns)
 	return interval_obj(&iv);
 }
 
+/* [[percent, ns], ...] at every point of uet_meas_cdf_p_milli; empty
+ * with no sample. */
+static json_t *
+cdf_json(const struct uet_meas_fct *f)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; f->count > 0 && i < UET_MEAS_CDF_POINTS; i++)
+		if (json_array_append_new(a, json_pack("[f,I]",
+						       uet_meas_cdf_p_milli[i] / 1000.0,
+						       (json_int_t)f->cdf_ns[i])) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 static json_t *
 fct_json(const struct uet_meas_fct *f)
 {
 	if (f->count == 0)
-		return json_pack("{s:i,s:n,s:n,s:n,s:n,s:n,s:n}", "count", 0,
+		return json_pack("{s:i,s:n,s:n,s:n,s:n,s:n,s:n,s:o}", "count", 0,
 				 "min_ns", "mean_ns", "p50_ns", "p99_ns",
-				 "p999_ns", "max_ns");
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+				 "p999_ns", "max_ns", "cdf", json_array());
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 			 "count", jint(f->count), "min_ns", jint(f->min_ns),
 			 "mean_ns", jint(f->mean_ns), "p50_ns", jint(f->p50_ns),
 			 "p99_ns", jint(f->p99_ns), "p999_ns", jint(f->p999_ns),
-			 "max_ns", jint(f->max_ns));
+			 "max_ns", jint(f->max_ns), "cdf", cdf_json(f));
 }
 
 static json_t *flow_json_one(const struct uet_meas *m, uint32_t id,

@@ -113,9 +113,16 @@ struct uet_meas_bad {
 /* FCT summary over the completed (status ok) local flows with a known FCT.
  * Percentiles are nearest-rank: the value of rank ceil(p/100 * count) in
  * ascending order (p50 of 1..1000 is 500, p99 990, p99.9 999). */
+/* The points of a summary's CDF, in thousandths of a percent (p50 is
+ * 50000): every whole percent from 0 (the minimum) to 100 (the maximum),
+ * and 99.5, 99.9 and 99.99 among them, ascending. */
+#define UET_MEAS_CDF_POINTS 104
+extern const uint32_t uet_meas_cdf_p_milli[UET_MEAS_CDF_POINTS];
+
 struct uet_meas_fct {
 	uint64_t count;
 	uint64_t min_ns, mean_ns, p50_ns, p99_ns, p999_ns, max_ns; /* mean floored */
+	uint64_t cdf_ns[UET_MEAS_CDF_POINTS]; /* the percentile at each point */
 };
 
 /* Flow status at report time. */

@@ -473,6 +473,13 @@ def case_pingpong(exe, tmp):
     assert 2 * n - 1 <= end["fct"]["count"] <= 2 * n + 1, (n, end["fct"])
     assert end["verify"]["bad_msgs"] == 0 and end["verify"]["checked_msgs"] >= 2 * n, end
     assert 0 < lat["rtt"]["min_ns"] <= lat["rtt"]["p50_ns"] <= lat["rtt"]["max_ns"], lat
+    # Its CDF (tools/plot.py's latency panel for a -D run): the summary's
+    # own percentiles at their points, ascending.
+    cdf = lat["rtt"]["cdf"]
+    assert len(cdf) == 104 and cdf[0] == [0.0, lat["rtt"]["min_ns"]], cdf[:2]
+    assert cdf[50] == [50.0, lat["rtt"]["p50_ns"]] and cdf[101][1] == lat["rtt"]["p999_ns"]
+    assert cdf[-1] == [100.0, lat["rtt"]["max_ns"]], cdf[-1]
+    assert all(a[1] <= b[1] for a, b in zip(cdf, cdf[1:])), cdf
     row = [l.split() for l in out.splitlines() if l.strip()[:1].isdigit()][0]
     assert int(row[0]) == 64 and int(row[1]) == n, row
     # A sweep (-b/-e/-f): one table, a row per size.

@@ -192,6 +192,21 @@ test_fct_summary_1_to_1000(void **state)
 	assert_int_equal(f.p50_ns, 500000);
 	assert_int_equal(f.p99_ns, 990000);
 	assert_int_equal(f.p999_ns, 999000);
+	/* The CDF: every percent, 99.5, 99.9 and 99.99, nearest rank. */
+	assert_int_equal(uet_meas_cdf_p_milli[0], 0);
+	assert_int_equal(f.cdf_ns[0], 1000);
+	assert_int_equal(f.cdf_ns[1], 10000);
+	assert_int_equal(f.cdf_ns[50], 500000);
+	assert_int_equal(f.cdf_ns[99], 990000);
+	assert_int_equal(uet_meas_cdf_p_milli[100], 99500);
+	assert_int_equal(f.cdf_ns[100], 995000);
+	assert_int_equal(f.cdf_ns[101], 999000);
+	assert_int_equal(uet_meas_cdf_p_milli[102], 99990);
+	assert_int_equal(f.cdf_ns[102], 1000000);
+	assert_int_equal(uet_meas_cdf_p_milli[UET_MEAS_CDF_POINTS - 1], 100000);
+	assert_int_equal(f.cdf_ns[UET_MEAS_CDF_POINTS - 1], 1000000);
+	for (i = 1; i < UET_MEAS_CDF_POINTS; i++)
+		assert_true(uet_meas_cdf_p_milli[i] > uet_meas_cdf_p_milli[i - 1]);
 	/* The senders' view: 10 ns later each. */
 	assert_int_equal(uet_meas_fct(m, &f), 0);
 	assert_int_equal(f.count, 1000);

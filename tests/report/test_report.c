@@ -383,10 +383,19 @@ test_latency(void **state)
 	assert_int_equal(json_integer_value(json_object_get(lat, "one_way_p50_ns")), 500);
 	assert_int_equal(json_integer_value(json_object_get(lat, "one_way_mean_ns")), 1000);
 	e = json_object_get(lat, "rtt");
-	assert_int_equal(json_object_size(e), 8);
+	assert_int_equal(json_object_size(e), 9);
 	assert_int_equal(json_integer_value(json_object_get(e, "min_ns")), 1000);
 	assert_int_equal(json_integer_value(json_object_get(e, "max_ns")), 3000);
 	assert_int_equal(json_integer_value(json_object_get(e, "stdev_ns")), 1414);
+	/* The CDF of the two round trips: [percent, ns] at each point. */
+	e = json_object_get(e, "cdf");
+	assert_int_equal(json_array_size(e), UET_MEAS_CDF_POINTS);
+	assert_true(json_real_value(json_array_get(json_array_get(e, 50), 0)) == 50.0);
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(e, 50), 1)), 1000);
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(e, 51), 1)), 3000);
+	assert_true(json_real_value(json_array_get(json_array_get(e, 102), 0)) == 99.99);
+	assert_true(json_real_value(json_array_get(json_array_get(e, 103), 0)) == 100.0);
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(e, 103), 1)), 3000);
 	json_decref(r);
 	free(txt);
 	/* Without a ping-pong there is no latency object. */

@@ -1063,10 +1063,25 @@ def case_plot(exe, tmp):
     warm = os.path.join(tmp, "warm.json")
     run(exe, ["--nodes", "16", "--pattern", "permutation", "-D", "0.0003", "-O", "0.0001",
               "-J", warm])
-    p = subprocess.run([sys.executable, script, warm, "-o", png, "--what", "timeline"],
-                       capture_output=True, text=True, timeout=120)
+    # A duration run's FCTs (messages) and round trips come from the
+    # summaries' CDFs: no flow has an FCT of its own there.
+    lat = os.path.join(tmp, "lat.json")
+    run(exe, ["--nodes", "16", "--pattern", "pingpong", "--root", "7", "-D", "0.0002",
+              "-J", lat])
+    p = subprocess.run([sys.executable, script, warm, lat, "-o", png, "--what",
+                        "timeline,fct,latency"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    assert "timeline from 1 run; the first 100.000 us shaded: warm-up" in p.stdout, p.stdout
+    assert "timeline, fct, latency from 2 runs; the first 100.000 us shaded: warm-up" \
+        in p.stdout, p.stdout
+    sys.path.insert(0, os.path.dirname(script))
+    import plot  # noqa: E402
+    rep = json.load(open(lat))
+    x, y = plot.latency_points(rep)
+    rtt = rep["end"]["latency"]["rtt"]
+    assert len(x) == len(rtt["cdf"]) and x[0] == rtt["min_ns"] / 2e3, x
+    assert x[-1] == rtt["max_ns"] / 2e3 and (y[0], y[-1]) == (0, 1), (x, y)
+    x, y = plot.fct_points(json.load(open(warm)))
+    assert len(x) == 104 and x == sorted(x), x
     # A ping-pong sweep: a latency CDF per size, the other panels too.
     pp = os.path.join(tmp, "pp.json")
     run(exe, ["--nodes", "16", "--pattern", "pingpong", "--root", "7", "-b", "64", "-e", "64K",
