@@ -20,13 +20,21 @@
 #define STOP_CHECK_MS 100
 
 static const volatile int *stop_flag;
+static volatile int stop_level = 1;
 static volatile int stopped;
 
 void
 ctrl_set_stop(const volatile int *stop)
 {
 	stop_flag = stop;
+	stop_level = 1;
 	stopped = 0;
+}
+
+void
+ctrl_set_stop_level(int level)
+{
+	stop_level = level;
 }
 
 bool
@@ -40,6 +48,12 @@ struct ctrl {
 	int *fds; /* rank 0: fds[r] for peer r (fds[0] unused); others: fds[0] */
 	int lfd;
 	uint32_t timeout_ms; /* of the opening, for its messages */
+	/* ctrl_watch: per fd index, something other than a stop notice waits
+	 * there (a result sent before this process ended its run, or the
+	 * peer's end): leave it to ctrl_allgather, and look no more. */
+	bool *watch_skip;
+	struct pollfd *watch_pfd; /* ctrl_watch's poll set, and its fd indices */
+	uint32_t *watch_idx;
 };
 
 static uint64_t
@@ -68,7 +82,7 @@ wait_fd(int fd, short ev, uint64_t deadline)
 	int rc, left;
 
 	for (;;) {
-		if (stop_flag != NULL && *stop_flag) {
+		if (stop_flag != NULL && *stop_flag >= stop_level) {
 			stopped = 1;
 			return -1;
 		}
@@ -332,7 +346,163 @@ ctrl_close(struct ctrl *c)
 	if (c->lfd >= 0)
 		close(c->lfd);
 	free(c->fds);
+	free(c->watch_skip);
+	free(c->watch_pfd);
+	free(c->watch_idx);
 	free(c);
+}
+
+/* A stop notice: {"stop": the process that was interrupted}. Small, so
+ * that ctrl_watch can tell it from a result by its length alone. */
+#define STOP_MSG_MAX 64
+
+static bool
+is_stop(const json_t *j, int *from)
+{
+	const json_t *v = json_object_get(j, "stop");
+
+	if (!json_is_integer(v) || json_object_size(j) != 1)
+		return false;
+	if (from != NULL)
+		*from = (int)json_integer_value(v);
+	return true;
+}
+
+/* The fds this process talks to: rank 0 every peer's, a peer rank 0's. */
+static uint32_t
+fd_first(const struct ctrl *c)
+{
+	return c->rank == 0 ? 1 : 0;
+}
+
+static uint32_t
+fd_end(const struct ctrl *c)
+{
+	return c->rank == 0 ? c->nranks : 1;
+}
+
+/* Rank 0 passes a stop notice from one peer on to the others (a short
+ * wait each: a peer that cannot take it is ending anyway). */
+static void
+relay_stop(struct ctrl *c, uint32_t except, int from)
+{
+	json_t *m = json_pack("{s:i}", "stop", from);
+	uint32_t r;
+
+	for (r = 1; m != NULL && r < c->nranks; r++)
+		if (r != except && c->fds[r] >= 0)
+			(void)send_msg(c->fds[r], m, mono_ms() + STOP_CHECK_MS);
+	json_decref(m);
+}
+
+int
+ctrl_send_stop(struct ctrl *c)
+{
+	json_t *m = json_pack("{s:i}", "stop", (int)c->rank);
+	uint32_t i;
+	int rc = 0;
+
+	if (m == NULL)
+		return -1;
+	for (i = fd_first(c); i < fd_end(c); i++)
+		if (c->fds[i] < 0 || send_msg(c->fds[i], m, mono_ms() + c->timeout_ms) != 0)
+			rc = -1;
+	json_decref(m);
+	return rc;
+}
+
+void
+ctrl_watch_reset(struct ctrl *c)
+{
+	if (c->watch_skip == NULL) {
+		c->watch_skip = calloc(fd_end(c), sizeof(bool));
+		c->watch_pfd = calloc(fd_end(c), sizeof(struct pollfd));
+		c->watch_idx = calloc(fd_end(c), sizeof(uint32_t));
+	} else {
+		memset(c->watch_skip, 0, fd_end(c) * sizeof(bool));
+	}
+}
+
+int
+ctrl_watch(struct ctrl *c, uint32_t wait_ms)
+{
+	struct pollfd *p;
+	uint32_t *idx, n = 0, i, k;
+
+	if (c->watch_skip == NULL)
+		ctrl_watch_reset(c);
+	if (c->watch_skip == NULL || c->watch_pfd == NULL || c->watch_idx == NULL)
+		return -1;
+	p = c->watch_pfd;
+	idx = c->watch_idx;
+	for (i = fd_first(c); i < fd_end(c); i++)
+		if (c->fds[i] >= 0 && !c->watch_skip[i]) {
+			p[n] = (struct pollfd){ .fd = c->fds[i], .events = POLLIN };
+			idx[n++] = i;
+		}
+	if (n == 0 || poll(p, n, (int)wait_ms) <= 0)
+		return -1;
+	for (k = 0; k < n; k++) {
+		uint8_t buf[4 + STOP_MSG_MAX + 1];
+		json_error_t je;
+		uint32_t len;
+		ssize_t got;
+		json_t *j;
+		int from;
+
+		if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		i = idx[k];
+		/* Look without taking: anything but a whole stop notice stays
+		 * where it is for ctrl_allgather. */
+		got = recv(c->fds[i], buf, sizeof(buf) - 1, MSG_PEEK | MSG_DONTWAIT);
+		if (got < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (got <= 0) {
+			c->watch_skip[i] = true; /* the peer's end: for the gather to find */
+			continue;
+		}
+		if (got < 4)
+			continue;
+		memcpy(&len, buf, 4);
+		len = ntohl(len);
+		if (len > STOP_MSG_MAX) {
+			c->watch_skip[i] = true;
+			continue;
+		}
+		if ((size_t)got < 4 + len)
+			continue;
+		buf[4 + len] = '\0';
+		j = json_loads((const char *)buf + 4, 0, &je);
+		if (j == NULL || !is_stop(j, &from)) {
+			json_decref(j);
+			c->watch_skip[i] = true;
+			continue;
+		}
+		json_decref(j);
+		(void)recv(c->fds[i], buf, 4 + len, MSG_DONTWAIT);
+		if (c->rank == 0)
+			relay_stop(c, i, from);
+		return from;
+	}
+	return -1;
+}
+
+/* The next message from fd that is not a stop notice (rank 0 relays those:
+ * a peer interrupted after this process ended its run). */
+static json_t *
+recv_result(struct ctrl *c, uint32_t i, uint64_t deadline)
+{
+	for (;;) {
+		json_t *j = recv_msg(c->fds[i], deadline);
+		int from;
+
+		if (j == NULL || !is_stop(j, &from))
+			return j;
+		json_decref(j);
+		if (c->rank == 0)
+			relay_stop(c, i, from);
+	}
 }
 
 json_t *
@@ -348,7 +518,7 @@ ctrl_allgather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, siz
 				 stopped ? "interrupted (SIGINT/SIGTERM)" : "lost rank 0");
 			return NULL;
 		}
-		all = recv_msg(c->fds[0], deadline);
+		all = recv_result(c, 0, deadline);
 		if (all == NULL || !json_is_array(all) || json_array_size(all) != c->nranks) {
 			json_decref(all);
 			if (stopped)
@@ -366,7 +536,7 @@ ctrl_allgather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, siz
 	/* Peers answer in any order; collect in rank order, each with its
 	 * own deadline share. */
 	for (r = 1; r < c->nranks; r++) {
-		json_t *j = recv_msg(c->fds[r], deadline);
+		json_t *j = recv_result(c, r, deadline);
 
 		if (j == NULL) {
 			if (stopped)

@@ -31,10 +31,27 @@ struct ctrl;
 int ctrl_open(uint32_t rank, uint32_t nranks, const char *coord_ip, uint16_t port,
 	      uint32_t timeout_ms, struct ctrl **out, char *err, size_t errlen);
 void ctrl_close(struct ctrl *c);
-/* Every wait of the channel gives up within 0.1 s once *stop is non-zero
- * (set by a signal handler); ctrl_interrupted() then says so. */
+/* Every wait of the channel gives up within 0.1 s once *stop reaches the
+ * stop level (1 unless set; *stop counts the signals: SIGINT, SIGTERM);
+ * ctrl_interrupted() then says so. A run that one signal ended raises the
+ * level to 2 for its end-of-run gather, which a second signal cuts off. */
 void ctrl_set_stop(const volatile int *stop);
+void ctrl_set_stop_level(int level);
 bool ctrl_interrupted(void);
+
+/* Stop notices, during a run: a process interrupted tells the others, so
+ * that every process ends its run and the gather gets every result (as
+ * iperf3's client tells its server). ctrl_send_stop: to rank 0, which
+ * passes it on, or from rank 0 to every peer; 0 or -1 (some peer not
+ * told). ctrl_watch: waits up to wait_ms for a stop notice and returns the
+ * process that was interrupted (rank 0 passes the notice on), or -1;
+ * anything else that arrives (a result sent by a process that ended its
+ * run first) is left for ctrl_allgather, which skips stop notices that
+ * come late. ctrl_watch_reset before each run. Not thread-safe against
+ * other calls on c: one thread watches while the run goes, none after. */
+int ctrl_send_stop(struct ctrl *c);
+void ctrl_watch_reset(struct ctrl *c);
+int ctrl_watch(struct ctrl *c, uint32_t wait_ms);
 uint32_t ctrl_rank(const struct ctrl *c);
 uint32_t ctrl_nranks(const struct ctrl *c);
 

@@ -13,10 +13,12 @@
  */
 #include <arpa/inet.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 #include <rte_log.h>
@@ -32,13 +34,33 @@
 #include "uet/err.h"
 
 
+/* Signals counted: the first ends the run (its report still gathered),
+ * a second cuts the end-of-run waits short. One Ctrl-C can arrive twice
+ * (from the terminal and from a wrapper that forwards it, as timeout and
+ * mpirun do): a repeat within STOP_REPEAT_MS counts once. */
+#define STOP_REPEAT_MS 500
 static volatile int stop_flag;
+static volatile uint64_t stop_first_ms;
+/* Why the run was stopped, for the timeline's "interrupt" event: a
+ * signal here, or a peer's (its stop notice). */
+static char stop_why[96] = "SIGINT/SIGTERM";
+static volatile int stop_by_peer;
 
 static void
 on_signal(int sig)
 {
+	struct timespec ts;
+	uint64_t now_ms;
+
 	(void)sig;
-	stop_flag = 1;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
+	now_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	if (stop_flag == 0) {
+		stop_first_ms = now_ms;
+		stop_flag = 1;
+	} else if (now_ms - stop_first_ms >= STOP_REPEAT_MS) {
+		stop_flag = 2;
+	}
 }
 
 /* Everything main keeps across the run. */
@@ -57,6 +79,9 @@ struct app {
 	uint64_t size;            /* of the run in progress */
 	enum uet_wl_pattern shown; /* the pattern asked for (pairwise pair
 				    * runs as incast) */
+	pthread_t watcher;         /* waits for peers' stop notices in a run */
+	volatile int watch_done;
+	bool watching;
 	int eal_argc;              /* the EAL's arguments, launcher's ranks in */
 	char *eal_argv[EAL_ARGS_MAX + 1];
 	char eal_buf[EAL_ARGS_MAX][EAL_ARG_MAX];
@@ -210,9 +235,50 @@ hook_barrier(void *ctx, char *err, size_t errlen)
 	return allgather_ready(ctx, "start", err, errlen);
 }
 
+/* While a run of several processes goes: a peer's stop notice (it was
+ * interrupted) ends this process's run too, as a signal would. */
+static void *
+watch_main(void *arg)
+{
+	struct app *a = arg;
+
+	while (!a->watch_done && !stop_flag) {
+		int from = ctrl_watch(a->ctrl, 100);
+
+		if (from >= 0) {
+			snprintf(stop_why, sizeof(stop_why),
+				 "process %d was interrupted (SIGINT/SIGTERM)", from);
+			stop_by_peer = 1;
+			__atomic_store_n(&stop_flag, stop_flag ? stop_flag : 1, __ATOMIC_SEQ_CST);
+		}
+	}
+	return NULL;
+}
+
+static void
+watch_stop(struct app *a)
+{
+	if (!a->watching)
+		return;
+	a->watch_done = 1;
+	pthread_join(a->watcher, NULL);
+	a->watching = false;
+}
+
 static int
 hook_finish(void *ctx, char *err, size_t errlen)
 {
+	struct app *a = ctx;
+
+	watch_stop(a);
+	if (stop_flag >= 1) {
+		/* Interrupted here: the others end their runs too, and everyone's
+		 * results are still gathered (a second signal cuts that short). */
+		if (stop_flag == 1)
+			ctrl_set_stop_level(2);
+		if (!stop_by_peer && ctrl_send_stop(a->ctrl) != 0)
+			fprintf(stderr, "uet-perf: could not tell every process to stop\n");
+	}
 	return allgather_ready(ctx, "done", err, errlen);
 }
 
@@ -222,6 +288,11 @@ hook_started(void *ctx, const struct uet_meas *m)
 	struct app *a = ctx;
 
 	uet_out_started(a->out, m, a->size);
+	if (a->ctrl != NULL && a->nprocs > 1 && !a->watching) {
+		ctrl_watch_reset(a->ctrl);
+		a->watch_done = 0;
+		a->watching = pthread_create(&a->watcher, NULL, watch_main, a) == 0;
+	}
 }
 
 static void
@@ -728,6 +799,7 @@ run_sizes(struct app *a, struct perf_ctx *ctx)
 		spec.size_bytes = size;
 		a->size = size;
 		rc = perf_run_one(ctx, &spec, &res);
+		watch_stop(a); /* a run that failed before its end-of-run barrier */
 		run_err = rc != 0 ? res.error : NULL;
 		if (rc != 0)
 			fprintf(stderr, "uet-perf: %s\n", res.error);
@@ -876,6 +948,7 @@ main(int argc, char **argv)
 	plan->pcap_count = a.o.pcap_count;
 	plan->pcap_snaplen = a.o.pcap_snaplen;
 	plan->stop = &stop_flag;
+	plan->stop_why = stop_why;
 	_Static_assert(UET_PERF_MAX_FAIL_EV * UET_PERF_SET_MAX <= UET_DPDK_MAX_FAIL_RANGES,
 		       "the fail-EV hook must hold every range the options give");
 	fails = calloc(UET_PERF_MAX_FAIL_EV * UET_PERF_SET_MAX, sizeof(*fails));

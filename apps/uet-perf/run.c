@@ -1221,7 +1221,8 @@ perf_run_one(struct perf_ctx *c, const struct uet_wl_spec *spec, struct perf_res
 	res->interrupted = p->stop && *p->stop;
 	res->stalled = __atomic_load_n(&c->abort, __ATOMIC_ACQUIRE) && !res->interrupted;
 	if (res->interrupted)
-		(void)uet_meas_event(w0->meas, w0->now, "interrupt", "SIGINT/SIGTERM");
+		(void)uet_meas_event(w0->meas, w0->now, "interrupt",
+				     p->stop_why != NULL ? p->stop_why : "SIGINT/SIGTERM");
 	if (res->stalled)
 		(void)uet_meas_event(w0->meas, w0->now, "stalled", "no progress");
 	/* The last, partial interval, when intervals were shown at all and

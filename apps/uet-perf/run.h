@@ -92,6 +92,7 @@ struct perf_plan {
 	uint32_t pcap_snaplen;
 	uint32_t proc_rank;          /* this process's rank, for %r */
 	volatile int *stop;          /* set by SIGINT/SIGTERM */
+	const char *stop_why;        /* the interrupt event's detail, once set */
 	struct perf_hooks hooks;
 };
 

@@ -200,6 +200,70 @@ test_stop_interrupts_wait(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* Stop notices (a process interrupted tells the others): rank 2 is
+ * interrupted and sends its result right after its notice; rank 0 takes
+ * the notice alone, passes it on and still gathers rank 2's result; rank
+ * 1 hears of it from rank 0, then sends a late notice of its own that the
+ * gather skips (and passes on to rank 2, whose gather skips it too). */
+static int
+stop_rank(uint32_t rank)
+{
+	char err[256];
+	struct ctrl *c;
+	json_t *mine, *all;
+	int from = -1, tries, bad = 0;
+	uint32_t r;
+
+	if (ctrl_open(rank, 3, "127.0.0.1", PORT + 6, 5000, &c, err, sizeof(err)) != 0)
+		return 10;
+	if (rank == 2) {
+		usleep(100000);
+		if (ctrl_send_stop(c) != 0)
+			return 11;
+	} else {
+		ctrl_watch_reset(c);
+		for (tries = 0; tries < 50 && from < 0; tries++)
+			from = ctrl_watch(c, 100);
+		if (from != 2)
+			return 12;
+		if (rank == 1 && ctrl_send_stop(c) != 0)
+			return 13;
+	}
+	mine = json_pack("{s:I,s:s}", "v", (json_int_t)rank, "pad",
+			 "a result is longer than a stop notice");
+	all = ctrl_allgather(c, mine, 5000, err, sizeof(err));
+	json_decref(mine);
+	if (all == NULL)
+		return 20;
+	for (r = 0; r < 3; r++)
+		bad += json_integer_value(json_object_get(json_array_get(all, r), "v")) !=
+		       (json_int_t)r;
+	json_decref(all);
+	ctrl_close(c);
+	return bad;
+}
+
+static void
+test_stop_notice_three_ranks(void **state)
+{
+	pid_t kids[2];
+	int i, st;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		kids[i] = fork();
+		assert_true(kids[i] >= 0);
+		if (kids[i] == 0)
+			_exit(stop_rank((uint32_t)i + 1));
+	}
+	assert_int_equal(stop_rank(0), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+}
+
 int
 main(void)
 {
@@ -208,6 +272,7 @@ main(void)
 		cmocka_unit_test(test_missing_rank_times_out),
 		cmocka_unit_test(test_clients_get_ranks),
 		cmocka_unit_test(test_stop_interrupts_wait),
+		cmocka_unit_test(test_stop_notice_three_ranks),
 	};
 
 	return cmocka_run_group_tests_name("ctrl", tests, NULL, NULL);

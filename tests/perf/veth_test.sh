@@ -7,8 +7,10 @@
 #      run after a warm-up (-O);
 #   2. one --server with --clients 2 on a Linux bridge (incast 2:1);
 #   3. a --hosts run of three processes, ranks from OMPI_COMM_WORLD_RANK;
-#   4. the server killed mid-run: the client still reports, exit 1; the
-#      server frozen: the same within --barrier-timeout;
+#   4. Ctrl-C on the client, then on the server: both end at once and
+#      print the gathered report; the server killed mid-run: the client
+#      still reports, exit 1; the server frozen: the same within
+#      --barrier-timeout;
 #   5. options that differ between the hosts, named;
 #   6. three ranks on one machine as a launcher starts them (environment,
 #      then a real mpirun -np 3 where OpenMPI is installed), and a process
@@ -58,26 +60,37 @@ ip -n "$NSB" link set "${TAG}y" mtu 9000 up
 EAL=(--no-huge --no-shconf --no-pci -m 512 --log-level=error)
 APP=(--pattern pair --size 1M --iters 4 --verify --base-rtt-ns 200000)
 
-# A --server in $NSA and a --client in $NSB, both with the arguments given
-# (the client's followed by those in CLIENT_ONLY); their output in
-# $TMP/NAMEserver.txt and NAMEclient.txt, the client's JSON in
-# NAMEclient.json; rc and src: their exit codes.
+# start_pair NAME ARGS...: a --server in $NSA and a --client in $NSB, in
+# the background (SRV_PID, CLI_PID), both with the arguments given (the
+# client's followed by those in CLIENT_ONLY); their output in
+# $TMP/NAMEserver.txt and NAMEclient.txt, their JSON in NAMEserver.json
+# and NAMEclient.json. wait_pair: rc and src, their exit codes. run_pair:
+# both.
 CLIENT_ONLY=()
-run_pair() {
+start_pair() {
 	local name=$1
 	shift
 	ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
 		--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
-		--server --endpoint port=0,ip=10.77.0.1 "$@" >"$TMP/${name}server.txt" 2>&1 &
+		--server --endpoint port=0,ip=10.77.0.1 "$@" --json "$TMP/${name}server.json" \
+		>"$TMP/${name}server.txt" 2>&1 &
 	SRV_PID=$!
-	rc=0
 	ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
 		--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
 		--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 "$@" "${CLIENT_ONLY[@]}" \
-		--json "$TMP/${name}client.json" >"$TMP/${name}client.txt" 2>&1 || rc=$?
+		--json "$TMP/${name}client.json" >"$TMP/${name}client.txt" 2>&1 &
+	CLI_PID=$!
+}
+wait_pair() {
+	rc=0
+	wait "$CLI_PID" || rc=$?
 	src=0
 	wait "$SRV_PID" || src=$?
 	SRV_PID=""
+}
+run_pair() {
+	start_pair "$@"
+	wait_pair
 }
 
 run_pair "" "${APP[@]}"
@@ -179,20 +192,50 @@ assert end["verify"]["bad_msgs"] == 0, end["verify"]
 print("ok: 1 s measured after 0.5 s of warm-up between two processes: %d messages, "
       "%.3f Gb/s" % (f["msgs_acked"], end["goodput_bps"] / 1e9))
 EOF
+# Ctrl-C on one side (iperf3's client interrupted): that process tells the
+# other, both end their runs at once, gather, and each prints the report of
+# the whole run so far, exit 0. The signal reaches uet-perf twice (pkill
+# hits the timeout wrapper too, which forwards it, as a terminal's Ctrl-C
+# through a launcher does): a repeat that close counts once.
+for who in client server; do
+	start_pair i --pattern pair --size 64K --duration 30 --base-rtt-ns 200000
+	sleep 2
+	t0=$(date +%s)
+	if [ "$who" = client ]; then
+		pkill -INT -f -- "--file-prefix ${TAG}b" || true
+	else
+		pkill -INT -f -- "--file-prefix ${TAG}a" || true
+	fi
+	wait_pair
+	took=$(($(date +%s) - t0))
+	if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ] || [ "$took" -gt 5 ]; then
+		echo "FAIL: $who interrupted: client exit $rc, server exit $src after $took s"
+		cat "$TMP/iclient.txt" "$TMP/iserver.txt"
+		exit 1
+	fi
+	python3 - "$TMP/iclient.json" "$TMP/iserver.json" "$who" <<'EOF2'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:3])
+who = sys.argv[3]
+for r in (c, s):
+    assert "error" not in r, r.get("error")
+    end = r["end"]
+    assert end["bytes_rx"] > 0 and end["bytes_rx"] == c["end"]["bytes_rx"], end["bytes_rx"]
+    assert end["duration_ns"] < 10e9, end["duration_ns"]
+    why = sorted(e["detail"] for e in end["events"] if e["kind"] == "interrupt")
+    other = 1 if who == "client" else 0
+    assert why == ["SIGINT/SIGTERM", "process %d was interrupted (SIGINT/SIGTERM)" % other], why
+print("ok: the %s interrupted: both processes ended at once and printed the gathered "
+      "report, %.2f Gb/s over %.1f s" % (who, c["end"]["goodput_bps"] / 1e9,
+                                          c["end"]["duration_ns"] / 1e9))
+EOF2
+done
+
 # Peer death: the server is killed in the middle of a 3 s streaming run. The
 # client must still end (its duration, then the end-of-run barrier finds
 # rank 0 gone), print its tables, write its JSON with the reason, exit 1.
-APP=(--pattern pair --size 64K --duration 3 --base-rtt-ns 200000)
-ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
-	--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
-	--server --endpoint port=0,ip=10.77.0.1 "${APP[@]}" >"$TMP/dserver.txt" 2>&1 &
-SRV_PID=$!
 t0=$(date +%s)
-ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
-	--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
-	--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 "${APP[@]}" \
-	--json "$TMP/dclient.json" >"$TMP/dclient.txt" 2>&1 &
-CLI_PID=$!
+start_pair d --pattern pair --size 64K --duration 3 --base-rtt-ns 200000
 sleep 1.5
 pkill -9 -f -- "--file-prefix ${TAG}a" || true
 wait "$SRV_PID" 2>/dev/null || true
@@ -220,17 +263,10 @@ EOF2
 # client's stream ends when its PDC gives up, which ends its run, and the
 # end-of-run barrier waits only --barrier-timeout for the server before
 # the client reports alone and exits 1.
-APP=(--pattern pair --size 64K --duration 30 --base-rtt-ns 200000)
-ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
-	--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
-	--server --endpoint port=0,ip=10.77.0.1 "${APP[@]}" >"$TMP/fserver.txt" 2>&1 &
-SRV_PID=$!
 t0=$(date +%s)
-ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
-	--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
-	--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 "${APP[@]}" --barrier-timeout 3 \
-	--json "$TMP/fclient.json" >"$TMP/fclient.txt" 2>&1 &
-CLI_PID=$!
+CLIENT_ONLY=(--barrier-timeout 3)
+start_pair f --pattern pair --size 64K --duration 30 --base-rtt-ns 200000
+CLIENT_ONLY=()
 sleep 1.5
 pkill -STOP -f -- "--file-prefix ${TAG}a" || true
 rc=0
@@ -379,6 +415,41 @@ for r in reps:
 # The same run, seen from every process.
 assert reps[0]["end"]["flows"] == reps[1]["end"]["flows"] == reps[2]["end"]["flows"]
 print("ok: 3-process permutation from a hosts list, ranks from OMPI_COMM_WORLD_RANK")
+EOF
+# Ctrl-C on the third process: rank 0 passes its stop notice on to the
+# second, all three end at once and print the whole run's report.
+APP=(--hosts "$TMP/hosts.ini" --pattern permutation --seed 4 --size 64K --duration 30
+	--base-rtt-ns 500000)
+pids=()
+for i in 1 2 3; do
+	OMPI_COMM_WORLD_RANK=$((i - 1)) perf_at "$i" "${APP[@]}" --json "$TMP/q%r.json" \
+		>"$TMP/q$i.txt" 2>&1 &
+	pids+=($!)
+done
+sleep 2.5
+t0=$(date +%s)
+pkill -INT -f -- "--file-prefix ${TAG}h3" || true
+fail=0
+for i in 1 2 3; do
+	wait "${pids[$((i - 1))]}" || { echo "FAIL: interrupted rank $((i - 1)) exit $?"; fail=1; }
+done
+took=$(($(date +%s) - t0))
+if [ "$fail" -ne 0 ] || [ "$took" -gt 5 ]; then
+	echo "FAIL: the third process interrupted: the others took $took s"
+	cat "$TMP"/q?.txt
+	exit 1
+fi
+python3 - "$TMP"/q0.json "$TMP"/q1.json "$TMP"/q2.json <<'EOF'
+import json, sys
+reps = [json.load(open(p)) for p in sys.argv[1:]]
+for r in reps:
+    assert "error" not in r, r.get("error")
+    end = r["end"]
+    assert end["bytes_rx"] > 0 and end["bytes_rx"] == reps[0]["end"]["bytes_rx"], end["bytes_rx"]
+    why = sorted(e["detail"] for e in end["events"] if e["kind"] == "interrupt")
+    assert why == ["SIGINT/SIGTERM"] + ["process 2 was interrupted (SIGINT/SIGTERM)"] * 2, why
+print("ok: the third of three processes interrupted: rank 0 told the second, all three "
+      "reported the whole run")
 EOF
 
 # Several ranks on one machine, as mpirun starts them: one namespace M
