@@ -414,10 +414,9 @@ add_bytes(struct uet_meas *m, uint64_t now_ns, uint64_t bytes, bool rx)
 		m->bad.time++;
 		return rc;
 	}
-	if (rx && uet_meas_measuring(m, now_ns))
-		m->rx_total += bytes;
-	else if (!rx && uet_meas_measuring(m, now_ns))
-		m->tx_total += bytes;
+	/* The warm-up's bytes are in the timeline only. */
+	if (uet_meas_measuring(m, now_ns))
+		*(rx ? &m->rx_total : &m->tx_total) += bytes;
 	if (rc != 0) {
 		m->bad.timeline_full++;
 		return rc;

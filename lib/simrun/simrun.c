@@ -594,10 +594,7 @@ sample(struct run *r)
 	}
 }
 
-/* What the fabric did, for the report's losses; the failures as timeline
- * events (when they struck, and came back), and those timed after the end
- * of the run, which never struck (a time unit mistaken, most likely: a
- * bare number is seconds). */
+/* What the fabric did so far, for the report's losses. */
 static void
 fabric_net(struct run *r)
 {
@@ -627,6 +624,10 @@ omit_end(struct run *r)
 	r->omit_ended = true;
 }
 
+/* What the fabric did, for the report's losses; the failures as timeline
+ * events (when they struck, and came back), and those timed after the end
+ * of the run, which never struck (a time unit mistaken, most likely: a
+ * bare number is seconds). */
 static void
 fabric_to_meas(struct run *r, struct uet_simrun_result *res)
 {
