@@ -242,6 +242,7 @@ watch_main(void *arg)
 {
 	struct app *a = arg;
 
+	perf_thread_off_lcores();
 	while (!a->watch_done && !stop_flag) {
 		int from = ctrl_watch(a->ctrl, 100);
 

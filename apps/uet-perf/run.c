@@ -921,6 +921,13 @@ perf_save_cpus(void)
 	exec_cpus_saved = sched_getaffinity(0, sizeof(exec_cpus), &exec_cpus) == 0;
 }
 
+void
+perf_thread_off_lcores(void)
+{
+	if (exec_cpus_saved)
+		(void)pthread_setaffinity_np(pthread_self(), sizeof(exec_cpus), &exec_cpus);
+}
+
 static void *
 spawn_main(void *arg)
 {
@@ -929,8 +936,7 @@ spawn_main(void *arg)
 	pid_t pid;
 
 	/* The child inherits this thread's affinity. */
-	if (exec_cpus_saved)
-		(void)pthread_setaffinity_np(pthread_self(), sizeof(exec_cpus), &exec_cpus);
+	perf_thread_off_lcores();
 	if (posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ) != 0)
 		fprintf(stderr, "uet-perf: --exec-at: cannot run '%s'\n", cmd);
 	free(cmd);

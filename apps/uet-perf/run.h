@@ -112,8 +112,10 @@ struct perf_result {
 struct perf_ctx;
 
 /* Remember the process's CPUs (before rte_eal_init pins the threads):
- * --exec-at commands run there. */
+ * --exec-at commands and the control channel's watcher run there. */
 void perf_save_cpus(void);
+/* The calling helper thread onto those CPUs, off the polling cores. */
+void perf_thread_off_lcores(void);
 
 /* Ports (started), endpoints, lcores: 0 or -1 with a reason in err. The
  * plan's local ranks must be known; the others' addresses may come later
