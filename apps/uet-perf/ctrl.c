@@ -116,10 +116,12 @@ io_all(int fd, void *buf, size_t n, bool wr, uint64_t deadline)
 	return 0;
 }
 
+/* The length and the text in one write: a small message (a stop notice)
+ * then arrives whole, for ctrl_watch to see at once. */
 static int
 send_msg(int fd, json_t *j, uint64_t deadline)
 {
-	char *s = json_dumps(j, JSON_COMPACT);
+	char *s = json_dumps(j, JSON_COMPACT), *b;
 	uint32_t len, be;
 	int rc;
 
@@ -127,9 +129,15 @@ send_msg(int fd, json_t *j, uint64_t deadline)
 		return -1;
 	len = (uint32_t)strlen(s);
 	be = htonl(len);
-	rc = io_all(fd, &be, 4, true, deadline);
-	if (rc == 0)
-		rc = io_all(fd, s, len, true, deadline);
+	b = malloc((size_t)len + 4);
+	if (b == NULL) {
+		free(s);
+		return -1;
+	}
+	memcpy(b, &be, 4);
+	memcpy(b + 4, s, len);
+	rc = io_all(fd, b, (size_t)len + 4, true, deadline);
+	free(b);
 	free(s);
 	return rc;
 }
@@ -428,6 +436,7 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms)
 {
 	struct pollfd *p;
 	uint32_t *idx, n = 0, i, k;
+	bool partial = false;
 
 	if (c->watch_skip == NULL)
 		ctrl_watch_reset(c);
@@ -440,7 +449,12 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms)
 			p[n] = (struct pollfd){ .fd = c->fds[i], .events = POLLIN };
 			idx[n++] = i;
 		}
-	if (n == 0 || poll(p, n, (int)wait_ms) <= 0)
+	if (n == 0) {
+		/* Nothing left to watch: wait all the same, the caller loops. */
+		(void)poll(NULL, 0, (int)wait_ms);
+		return -1;
+	}
+	if (poll(p, n, (int)wait_ms) <= 0)
 		return -1;
 	for (k = 0; k < n; k++) {
 		uint8_t buf[4 + STOP_MSG_MAX + 1];
@@ -462,16 +476,20 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms)
 			c->watch_skip[i] = true; /* the peer's end: for the gather to find */
 			continue;
 		}
-		if (got < 4)
+		if (got < 4) {
+			partial = true;
 			continue;
+		}
 		memcpy(&len, buf, 4);
 		len = ntohl(len);
 		if (len > STOP_MSG_MAX) {
 			c->watch_skip[i] = true;
 			continue;
 		}
-		if ((size_t)got < 4 + len)
+		if ((size_t)got < 4 + len) {
+			partial = true;
 			continue;
+		}
 		buf[4 + len] = '\0';
 		j = json_loads((const char *)buf + 4, 0, &je);
 		if (j == NULL || !is_stop(j, &from)) {
@@ -485,6 +503,10 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms)
 			relay_stop(c, i, from);
 		return from;
 	}
+	/* The rest of a message on its way: readable already, so poll()
+	 * would not wait for it. */
+	if (partial)
+		(void)poll(NULL, 0, 1);
 	return -1;
 }
 

@@ -264,6 +264,61 @@ test_stop_notice_three_ranks(void **state)
 	}
 }
 
+static uint64_t
+ms_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* A result that comes while rank 0 still watches (its peer ended its run
+ * first) stays for the gather, and a watch with nothing left to look at
+ * still waits its time (the watcher thread loops on it). */
+static void
+test_watch_leaves_results(void **state)
+{
+	char err[256];
+	struct ctrl *c;
+	json_t *mine, *all;
+	uint64_t t0;
+	pid_t kid;
+	int st;
+
+	(void)state;
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		if (ctrl_open(1, 2, "127.0.0.1", PORT + 7, 5000, &c, err, sizeof(err)) != 0)
+			_exit(10);
+		mine = json_pack("{s:i,s:s}", "v", 1, "step", "done");
+		all = ctrl_allgather(c, mine, 5000, err, sizeof(err));
+		json_decref(mine);
+		if (all == NULL || json_array_size(all) != 2)
+			_exit(20);
+		json_decref(all);
+		ctrl_close(c);
+		_exit(0);
+	}
+	assert_int_equal(ctrl_open(0, 2, NULL, PORT + 7, 5000, &c, err, sizeof(err)), 0);
+	ctrl_watch_reset(c);
+	assert_int_equal(ctrl_watch(c, 2000), -1); /* the result: left alone */
+	t0 = ms_now();
+	assert_int_equal(ctrl_watch(c, 200), -1);
+	assert_true(ms_now() - t0 >= 150);
+	mine = json_pack("{s:i}", "v", 0);
+	all = ctrl_allgather(c, mine, 5000, err, sizeof(err));
+	json_decref(mine);
+	assert_non_null(all);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(all, 1), "v")), 1);
+	json_decref(all);
+	ctrl_close(c);
+	assert_int_equal(waitpid(kid, &st, 0), kid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int
 main(void)
 {
@@ -273,6 +328,7 @@ main(void)
 		cmocka_unit_test(test_clients_get_ranks),
 		cmocka_unit_test(test_stop_interrupts_wait),
 		cmocka_unit_test(test_stop_notice_three_ranks),
+		cmocka_unit_test(test_watch_leaves_results),
 	};
 
 	return cmocka_run_group_tests_name("ctrl", tests, NULL, NULL);
