@@ -488,6 +488,7 @@ uet_meas_event(struct uet_meas *m, uint64_t now_ns, const char *kind,
 	       const char *detail)
 {
 	struct uet_meas_event *e;
+	size_t i;
 
 	if (kind == NULL)
 		return UET_ERR_INVAL;
@@ -509,7 +510,14 @@ uet_meas_event(struct uet_meas *m, uint64_t now_ns, const char *kind,
 		m->events = ne;
 		m->events_cap = cap;
 	}
-	e = &m->events[m->n_events++];
+	/* In time order, ties in call order: events of several lcores or
+	 * processes merged, or a simulation's failures added at its end,
+	 * come late. Most come in order: look from the end. */
+	for (i = m->n_events; i > 0 && m->events[i - 1].now_ns > now_ns; i--)
+		;
+	memmove(&m->events[i + 1], &m->events[i], (m->n_events - i) * sizeof(*m->events));
+	m->n_events++;
+	e = &m->events[i];
 	e->now_ns = now_ns;
 	copy_cut(e->kind, sizeof(e->kind), kind);
 	copy_cut(e->detail, sizeof(e->detail), detail);

@@ -243,8 +243,9 @@ int uet_meas_ev_tx(struct uet_meas *m, uint16_t ev);
 int uet_meas_ev_ce(struct uet_meas *m, uint16_t ev);
 
 /* A timeline event; kind and detail (may be NULL) are copied, cut to
- * UET_MEAS_EVENT_*_MAX - 1 bytes. Returns 0, UET_ERR_INVAL (kind NULL) or
- * UET_ERR_NOBUFS (max_events reached; counted). */
+ * UET_MEAS_EVENT_*_MAX - 1 bytes, and kept in time order (ties in call
+ * order). Returns 0, UET_ERR_INVAL (kind NULL) or UET_ERR_NOBUFS
+ * (max_events reached; counted). */
 int uet_meas_event(struct uet_meas *m, uint64_t now_ns, const char *kind,
 		   const char *detail);
 

@@ -574,19 +574,24 @@ test_events_kept_cut_and_bounded(void **state)
 	assert_int_equal(uet_meas_event(m, 200, longs, longs), 0);
 	assert_int_equal(uet_meas_event(m, 150, "fail-ev", NULL), 0);
 	for (i = 3; i < 20; i++)
-		assert_int_equal(uet_meas_event(m, 300, "k", "d"), 0);
+		assert_int_equal(uet_meas_event(m, 300, "k", i == 19 ? "last" : "d"), 0);
 	assert_int_equal(uet_meas_event(m, 400, "sigint", ""), UET_ERR_NOBUFS);
 	assert_int_equal(uet_meas_event_count(m), 20);
 	assert_int_equal(uet_meas_bad(m)->events_full, 1);
 	assert_string_equal(uet_meas_event_get(m, 0)->kind, "exec");
 	assert_string_equal(uet_meas_event_get(m, 0)->detail, "ls -l");
 	assert_int_equal(uet_meas_event_get(m, 0)->now_ns, 50);
-	assert_int_equal(strlen(uet_meas_event_get(m, 1)->kind),
+	/* In time order: the event at 150, added after the one at 200,
+	 * comes before it. */
+	assert_string_equal(uet_meas_event_get(m, 1)->kind, "fail-ev");
+	assert_string_equal(uet_meas_event_get(m, 1)->detail, "");
+	assert_int_equal(strlen(uet_meas_event_get(m, 2)->kind),
 			 UET_MEAS_EVENT_KIND_MAX - 1);
-	assert_int_equal(strlen(uet_meas_event_get(m, 1)->detail),
+	assert_int_equal(strlen(uet_meas_event_get(m, 2)->detail),
 			 UET_MEAS_EVENT_DETAIL_MAX - 1);
-	assert_string_equal(uet_meas_event_get(m, 2)->kind, "fail-ev");
-	assert_string_equal(uet_meas_event_get(m, 2)->detail, "");
+	assert_int_equal(uet_meas_event_get(m, 2)->now_ns, 200);
+	/* Ties in call order. */
+	assert_string_equal(uet_meas_event_get(m, 19)->detail, "last");
 	assert_null(uet_meas_event_get(m, 20));
 	uet_meas_verify(m, 10, 1);
 	uet_meas_verify(m, 5, 2);

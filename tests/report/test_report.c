@@ -309,8 +309,11 @@ test_json_round_trip(void **state)
 	assert_int_equal(geti(end, "losses.spurious_retx"), 0);
 	assert_int_equal(geti(end, "losses.declared.nack"), 0);
 	assert_int_equal(json_array_size(json_object_get(end, "events")), 3);
-	assert_string_equal(getstr(end, "events.0.kind"), "fail-ev");
-	assert_int_equal(geti(end, "events.0.t_ns"), 120000);
+	/* In time order: the last added is the earliest. */
+	assert_string_equal(getstr(end, "events.0.kind"), "x,\"y\"");
+	assert_int_equal(geti(end, "events.0.t_ns"), 10);
+	assert_string_equal(getstr(end, "events.1.kind"), "fail-ev");
+	assert_int_equal(geti(end, "events.1.t_ns"), 120000);
 	assert_int_equal(geti(end, "verify.checked_msgs"), 4);
 	assert_int_equal(geti(end, "verify.bad_msgs"), 1);
 	assert_int_equal(geti(end, "bad_input.ev"), 1);
