@@ -45,25 +45,39 @@ rank_main(uint32_t rank, uint32_t n)
 	return bad;
 }
 
+/* Ranks 1 and 2 forked, rank 0 here, each a fn(rank) that returns 0 when
+ * all was right. */
 static void
-test_allgather_three_ranks(void **state)
+run_three(int (*fn)(uint32_t rank))
 {
 	pid_t kids[2];
 	int i, st;
 
-	(void)state;
 	for (i = 0; i < 2; i++) {
 		kids[i] = fork();
 		assert_true(kids[i] >= 0);
 		if (kids[i] == 0)
-			_exit(rank_main((uint32_t)i + 1, 3));
+			_exit(fn((uint32_t)i + 1));
 	}
-	assert_int_equal(rank_main(0, 3), 0);
+	assert_int_equal(fn(0), 0);
 	for (i = 0; i < 2; i++) {
 		assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
 		assert_true(WIFEXITED(st));
 		assert_int_equal(WEXITSTATUS(st), 0);
 	}
+}
+
+static int
+gather_rank(uint32_t rank)
+{
+	return rank_main(rank, 3);
+}
+
+static void
+test_allgather_three_ranks(void **state)
+{
+	(void)state;
+	run_three(gather_rank);
 }
 
 static void
@@ -246,22 +260,8 @@ stop_rank(uint32_t rank)
 static void
 test_stop_notice_three_ranks(void **state)
 {
-	pid_t kids[2];
-	int i, st;
-
 	(void)state;
-	for (i = 0; i < 2; i++) {
-		kids[i] = fork();
-		assert_true(kids[i] >= 0);
-		if (kids[i] == 0)
-			_exit(stop_rank((uint32_t)i + 1));
-	}
-	assert_int_equal(stop_rank(0), 0);
-	for (i = 0; i < 2; i++) {
-		assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
-		assert_true(WIFEXITED(st));
-		assert_int_equal(WEXITSTATUS(st), 0);
-	}
+	run_three(stop_rank);
 }
 
 static uint64_t

@@ -92,13 +92,17 @@ run_pair() {
 	start_pair "$@"
 	wait_pair
 }
+# pair_ok NAME WHAT: both exited 0, or the test fails with their output.
+pair_ok() {
+	if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		echo "FAIL: $2: client exit $rc, server exit $src"
+		cat "$TMP/$1client.txt" "$TMP/$1server.txt"
+		exit 1
+	fi
+}
 
 run_pair "" "${APP[@]}"
-if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
-	echo "FAIL: client exit $rc, server exit $src"
-	cat "$TMP/client.txt" "$TMP/server.txt"
-	exit 1
-fi
+pair_ok "" "bulk"
 python3 - "$TMP/client.json" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -172,11 +176,7 @@ EOF
 # out of what it exports, and the gathered report counts the measured
 # second alone (paced at 0.5 Gb/s: 954 message starts in it).
 run_pair o --pattern pair --size 64K --rate-gbps 0.5 -D 1 -O 0.5 -i 0.5 --verify
-if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
-	echo "FAIL: warm-up: client exit $rc, server exit $src"
-	cat "$TMP/oclient.txt" "$TMP/oserver.txt"
-	exit 1
-fi
+pair_ok o "warm-up"
 python3 - "$TMP/oclient.json" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
