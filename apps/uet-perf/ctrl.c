@@ -389,34 +389,37 @@ fd_end(const struct ctrl *c)
 	return c->rank == 0 ? c->nranks : 1;
 }
 
-/* Rank 0 passes a stop notice from one peer on to the others (a short
- * wait each: a peer that cannot take it is ending anyway). */
-static void
-relay_stop(struct ctrl *c, uint32_t except, int from)
+/* A stop notice from process from to every process this one talks to
+ * but except, each send waiting at most wait_ms; 0 or -1 (one not told). */
+static int
+send_stops(struct ctrl *c, uint32_t except, int from, uint32_t wait_ms)
 {
 	json_t *m = json_pack("{s:i}", "stop", from);
-	uint32_t r;
-
-	for (r = 1; m != NULL && r < c->nranks; r++)
-		if (r != except && c->fds[r] >= 0)
-			(void)send_msg(c->fds[r], m, mono_ms() + STOP_CHECK_MS);
-	json_decref(m);
-}
-
-int
-ctrl_send_stop(struct ctrl *c)
-{
-	json_t *m = json_pack("{s:i}", "stop", (int)c->rank);
 	uint32_t i;
 	int rc = 0;
 
 	if (m == NULL)
 		return -1;
 	for (i = fd_first(c); i < fd_end(c); i++)
-		if (c->fds[i] < 0 || send_msg(c->fds[i], m, mono_ms() + c->timeout_ms) != 0)
+		if (i != except &&
+		    (c->fds[i] < 0 || send_msg(c->fds[i], m, mono_ms() + wait_ms) != 0))
 			rc = -1;
 	json_decref(m);
 	return rc;
+}
+
+/* Rank 0 passes a stop notice from one peer on to the others (a short
+ * wait each: a peer that cannot take it is ending anyway). */
+static void
+relay_stop(struct ctrl *c, uint32_t except, int from)
+{
+	(void)send_stops(c, except, from, STOP_CHECK_MS);
+}
+
+int
+ctrl_send_stop(struct ctrl *c)
+{
+	return send_stops(c, UINT32_MAX, (int)c->rank, c->timeout_ms);
 }
 
 void
