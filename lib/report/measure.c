@@ -4,7 +4,10 @@
  * the caller's now_ns; nothing here reads a clock or prints.
  *
  * The hot calls (rx/tx bytes, per-EV counters) are an index and an add;
- * the timeline grows by doubling, so a run allocates O(log bins) times.
+ * the timeline and the intervals grow by doubling, so a run allocates
+ * O(log bins) times. A run longer than max_bins bins widens the timeline's
+ * bins instead (pairs merged), so that it covers the whole run in bounded
+ * memory; the intervals keep their own sums, which no widening blurs.
  */
 #include <assert.h>
 #include <math.h>
@@ -34,8 +37,15 @@ struct flow_st {
 	uint64_t msgs_acked, msgs_failed, msgs_received;
 };
 
+/* What one timeline bin or one interval counted. */
 struct bin {
 	uint64_t rx_bytes, tx_bytes, retx_pkts;
+};
+
+/* Bins (or intervals) 0..used-1 of cap allocated, zeroed past used. */
+struct series {
+	struct bin *v;
+	size_t cap, used;
 };
 
 /* Samples of a duration run, a uniform reservoir once past the cap. */
@@ -49,8 +59,10 @@ struct uet_meas {
 	struct uet_meas_config cfg; /* flows, rank_local and rank_clock cleared */
 	struct flow_st *flows;
 	uint64_t *ev_tx, *ev_ce;
-	struct bin *bins;
-	size_t bins_cap, bins_used;
+	/* The timeline, bin_ns wide: cfg.bin_ns, doubled at each widening. */
+	struct series bins;
+	uint64_t bin_ns;
+	struct series ivs; /* one per cfg.interval_ns, when set */
 	uint64_t rx_total, tx_total;
 	struct uet_meas_event *events;
 	size_t n_events, events_cap;
@@ -91,6 +103,7 @@ uet_meas_create(const struct uet_meas_config *cfg, struct uet_meas **out)
 		m->cfg.bin_ns = UET_MEAS_DEFAULT_BIN_NS;
 	if (m->cfg.max_bins == 0)
 		m->cfg.max_bins = UET_MEAS_DEFAULT_MAX_BINS;
+	m->bin_ns = m->cfg.bin_ns;
 	if (m->cfg.max_events == 0)
 		m->cfg.max_events = UET_MEAS_DEFAULT_MAX_EVENTS;
 	if (m->cfg.max_fct_samples == 0)
@@ -141,7 +154,8 @@ uet_meas_destroy(struct uet_meas *m)
 	free(m->flows);
 	free(m->ev_tx);
 	free(m->ev_ce);
-	free(m->bins);
+	free(m->bins.v);
+	free(m->ivs.v);
 	free(m->events);
 	free(m->fct.v);
 	free(m->rtt.v);
@@ -371,44 +385,106 @@ uet_meas_stream_import(struct uet_meas *m, uint32_t flow, const struct uet_meas_
 	return 0;
 }
 
-/* The bin of now_ns, growing the array by doubling. UET_ERR_INVAL before
- * the start, UET_ERR_NOBUFS past max_bins or when realloc fails. */
+/* Slot idx of a series, growing it by doubling up to max slots.
+ * UET_ERR_NOBUFS past max or when realloc fails. */
 static int
-bin_at(struct uet_meas *m, uint64_t now_ns, struct bin **out)
+series_at(struct series *s, uint64_t idx, size_t max, struct bin **out)
 {
-	uint64_t idx;
-
-	if (now_ns < m->cfg.start_ns)
-		return UET_ERR_INVAL;
-	idx = (now_ns - m->cfg.start_ns) / m->cfg.bin_ns;
-	if (idx >= m->cfg.max_bins)
+	if (idx >= max)
 		return UET_ERR_NOBUFS;
-	if (idx >= m->bins_cap) {
-		size_t cap = m->bins_cap ? m->bins_cap : 64;
-		struct bin *nb;
+	if (idx >= s->cap) {
+		size_t cap = s->cap ? s->cap : 64;
+		struct bin *nv;
 
 		while (cap <= idx)
 			cap *= 2;
-		if (cap > m->cfg.max_bins)
-			cap = m->cfg.max_bins;
-		nb = realloc(m->bins, cap * sizeof(*nb));
-		if (nb == NULL)
+		if (cap > max)
+			cap = max;
+		nv = realloc(s->v, cap * sizeof(*nv));
+		if (nv == NULL)
 			return UET_ERR_NOBUFS;
-		memset(nb + m->bins_cap, 0, (cap - m->bins_cap) * sizeof(*nb));
-		m->bins = nb;
-		m->bins_cap = cap;
+		memset(nv + s->cap, 0, (cap - s->cap) * sizeof(*nv));
+		s->v = nv;
+		s->cap = cap;
 	}
-	if (idx >= m->bins_used)
-		m->bins_used = idx + 1;
-	*out = &m->bins[idx];
+	if (idx >= s->used)
+		s->used = idx + 1;
+	*out = &s->v[idx];
 	return 0;
+}
+
+static void
+bin_add(struct bin *d, const struct bin *a)
+{
+	d->rx_bytes += a->rx_bytes;
+	d->tx_bytes += a->tx_bytes;
+	d->retx_pkts += a->retx_pkts;
+}
+
+/* Twice as wide timeline bins: bin i becomes old bins 2i and 2i + 1. */
+static void
+widen(struct uet_meas *m)
+{
+	struct series *s = &m->bins;
+	size_t i;
+
+	for (i = 0; i < s->used; i++) {
+		struct bin b = s->v[i];
+
+		memset(&s->v[i], 0, sizeof(s->v[i]));
+		bin_add(&s->v[i / 2], &b);
+	}
+	s->used = (s->used + 1) / 2;
+	m->bin_ns *= 2;
+}
+
+/* The timeline bin of now_ns, widening the bins while now_ns lies past
+ * max_bins of them. UET_ERR_INVAL before the start, UET_ERR_NOBUFS when
+ * realloc fails. */
+static int
+bin_at(struct uet_meas *m, uint64_t now_ns, struct bin **out)
+{
+	uint64_t rel;
+
+	if (now_ns < m->cfg.start_ns)
+		return UET_ERR_INVAL;
+	rel = now_ns - m->cfg.start_ns;
+	while (rel / m->bin_ns >= m->cfg.max_bins && m->bin_ns <= UINT64_MAX / 2)
+		widen(m);
+	return series_at(&m->bins, rel / m->bin_ns, m->cfg.max_bins, out);
+}
+
+/* Counts at now_ns into its timeline bin and its interval. UET_ERR_INVAL
+ * before the start (ignored); UET_ERR_NOBUFS, counted, when the bin or the
+ * interval had no room (realloc failed, or past max_bins intervals). */
+static int
+count_at(struct uet_meas *m, uint64_t now_ns, const struct bin *add)
+{
+	struct bin *b;
+	int rc = bin_at(m, now_ns, &b);
+
+	if (rc == UET_ERR_INVAL)
+		return rc;
+	if (rc == 0)
+		bin_add(b, add);
+	if (m->cfg.interval_ns != 0) {
+		uint64_t i = (now_ns - m->cfg.start_ns) / m->cfg.interval_ns;
+
+		if (series_at(&m->ivs, i, m->cfg.max_bins, &b) == 0)
+			bin_add(b, add);
+		else
+			rc = UET_ERR_NOBUFS;
+	}
+	if (rc != 0)
+		m->bad.timeline_full++;
+	return rc;
 }
 
 static int
 add_bytes(struct uet_meas *m, uint64_t now_ns, uint64_t bytes, bool rx)
 {
-	struct bin *b;
-	int rc = bin_at(m, now_ns, &b);
+	struct bin add = { rx ? bytes : 0, rx ? 0 : bytes, 0 };
+	int rc = count_at(m, now_ns, &add);
 
 	if (rc == UET_ERR_INVAL) {
 		m->bad.time++;
@@ -417,15 +493,7 @@ add_bytes(struct uet_meas *m, uint64_t now_ns, uint64_t bytes, bool rx)
 	/* The warm-up's bytes are in the timeline only. */
 	if (uet_meas_measuring(m, now_ns))
 		*(rx ? &m->rx_total : &m->tx_total) += bytes;
-	if (rc != 0) {
-		m->bad.timeline_full++;
-		return rc;
-	}
-	if (rx)
-		b->rx_bytes += bytes;
-	else
-		b->tx_bytes += bytes;
-	return 0;
+	return rc;
 }
 
 int
@@ -438,6 +506,51 @@ int
 uet_meas_tx_bytes(struct uet_meas *m, uint64_t now_ns, uint64_t bytes)
 {
 	return add_bytes(m, now_ns, bytes, false);
+}
+
+uint64_t
+uet_meas_timeline_bin_ns(const struct uet_meas *m)
+{
+	return m->bin_ns;
+}
+
+int
+uet_meas_timeline_add(struct uet_meas *m, uint64_t t_ns, uint64_t width_ns, uint64_t rx_bytes,
+		      uint64_t tx_bytes, uint64_t retx_pkts)
+{
+	struct bin add = { rx_bytes, tx_bytes, retx_pkts }, *b;
+	uint64_t k = width_ns / m->cfg.bin_ns;
+
+	if (t_ns < m->cfg.start_ns || width_ns % m->cfg.bin_ns != 0 || k == 0 ||
+	    (k & (k - 1)) != 0 || (t_ns - m->cfg.start_ns) % width_ns != 0)
+		return UET_ERR_INVAL;
+	while (m->bin_ns < width_ns)
+		widen(m);
+	if (bin_at(m, t_ns, &b) != 0)
+		return UET_ERR_NOBUFS;
+	bin_add(b, &add);
+	return 0;
+}
+
+int
+uet_meas_interval_add(struct uet_meas *m, size_t i, uint64_t rx_bytes, uint64_t tx_bytes,
+		      uint64_t retx_pkts)
+{
+	struct bin add = { rx_bytes, tx_bytes, retx_pkts }, *b;
+
+	if (m->cfg.interval_ns == 0)
+		return UET_ERR_INVAL;
+	if (series_at(&m->ivs, i, m->cfg.max_bins, &b) != 0)
+		return UET_ERR_NOBUFS;
+	bin_add(b, &add);
+	return 0;
+}
+
+void
+uet_meas_totals_add(struct uet_meas *m, uint64_t rx_bytes, uint64_t tx_bytes)
+{
+	m->rx_total += rx_bytes;
+	m->tx_total += tx_bytes;
 }
 
 static bool
@@ -468,6 +581,18 @@ int
 uet_meas_ev_ce(struct uet_meas *m, uint16_t ev)
 {
 	return ev_add(m, m->ev_ce, ev);
+}
+
+int
+uet_meas_ev_add(struct uet_meas *m, uint16_t ev, uint64_t tx_pkts, uint64_t ce_acks)
+{
+	if (!ev_in_set(m, ev)) {
+		m->bad.ev++;
+		return UET_ERR_INVAL;
+	}
+	m->ev_tx[ev - m->cfg.ev_base] += tx_pkts;
+	m->ev_ce[ev - m->cfg.ev_base] += ce_acks;
+	return 0;
 }
 
 static void
@@ -537,7 +662,6 @@ uet_meas_set_ep_stats(struct uet_meas *m, uint64_t now_ns,
 		      const struct uet_ep_stats *sum)
 {
 	bool back = false;
-	struct bin *b;
 
 #define X_BACK(f) back |= sum->f < m->stats.f;
 	UET_EP_STATS_FIELDS(X_BACK)
@@ -549,10 +673,11 @@ uet_meas_set_ep_stats(struct uet_meas *m, uint64_t now_ns,
 		return UET_ERR_INVAL;
 	}
 	/* Retransmissions before the start count in the first bin. */
-	if (sum->tx_retx_pkts > m->stats.tx_retx_pkts &&
-	    bin_at(m, now_ns < m->cfg.start_ns ? m->cfg.start_ns : now_ns,
-		   &b) == 0)
-		b->retx_pkts += sum->tx_retx_pkts - m->stats.tx_retx_pkts;
+	if (sum->tx_retx_pkts > m->stats.tx_retx_pkts && now_ns != UET_MEAS_NO_TIME) {
+		struct bin add = { 0, 0, sum->tx_retx_pkts - m->stats.tx_retx_pkts };
+
+		(void)count_at(m, now_ns < m->cfg.start_ns ? m->cfg.start_ns : now_ns, &add);
+	}
 	m->stats = *sum;
 	stats_reported(m);
 	return 0;
@@ -610,7 +735,7 @@ uet_meas_bad(const struct uet_meas *m)
 size_t
 uet_meas_bin_count(const struct uet_meas *m)
 {
-	return m->bins_used;
+	return m->bins.used;
 }
 
 void
@@ -618,7 +743,7 @@ uet_meas_bin(const struct uet_meas *m, size_t i, uint64_t *rx_bytes,
 	     uint64_t *tx_bytes, uint64_t *retx_pkts)
 {
 	struct bin z = { 0, 0, 0 };
-	const struct bin *b = i < m->bins_used ? &m->bins[i] : &z;
+	const struct bin *b = i < m->bins.used ? &m->bins.v[i] : &z;
 
 	if (rx_bytes != NULL)
 		*rx_bytes = b->rx_bytes;
@@ -996,7 +1121,6 @@ void
 uet_meas_interval_get(const struct uet_meas *m, size_t i, uint64_t now_ns,
 		      struct uet_meas_interval *out)
 {
-	uint64_t per = m->cfg.interval_ns / m->cfg.bin_ns, b;
 	uint64_t rel = now_ns > m->cfg.start_ns ? now_ns - m->cfg.start_ns : 0;
 
 	memset(out, 0, sizeof(*out));
@@ -1007,10 +1131,10 @@ uet_meas_interval_get(const struct uet_meas *m, size_t i, uint64_t now_ns,
 	out->omitted = out->end_ns <= m->cfg.omit_ns;
 	if (out->end_ns > rel && rel > out->start_ns)
 		out->end_ns = rel;
-	for (b = i * per; b < (i + 1) * per && b < m->bins_used; b++) {
-		out->rx_bytes += m->bins[b].rx_bytes;
-		out->tx_bytes += m->bins[b].tx_bytes;
-		out->retx_pkts += m->bins[b].retx_pkts;
+	if (i < m->ivs.used) {
+		out->rx_bytes = m->ivs.v[i].rx_bytes;
+		out->tx_bytes = m->ivs.v[i].tx_bytes;
+		out->retx_pkts = m->ivs.v[i].retx_pkts;
 	}
 }
 
@@ -1032,7 +1156,7 @@ uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src)
 
 	if (a->n_flows != b->n_flows || a->ev_base != b->ev_base || a->ev_count != b->ev_count ||
 	    a->start_ns != b->start_ns || a->bin_ns != b->bin_ns || a->repeat != b->repeat ||
-	    a->omit_ns != b->omit_ns)
+	    a->omit_ns != b->omit_ns || a->interval_ns != b->interval_ns)
 		return UET_ERR_INVAL;
 	for (k = 0; k < a->n_flows; k++) {
 		struct flow_st *d = &dst->flows[k];
@@ -1052,18 +1176,19 @@ uet_meas_merge(struct uet_meas *dst, const struct uet_meas *src)
 		d->msgs_failed += s->msgs_failed;
 		d->msgs_received += s->msgs_received;
 	}
-	for (i = 0; i < src->bins_used; i++) {
-		struct bin *bn;
-		uint64_t t = a->start_ns + i * a->bin_ns;
-
-		if (bin_at(dst, t, &bn) != 0) {
+	/* Both widths are cfg.bin_ns times a power of two: each of src's bins
+	 * falls in one of dst's once dst is at least as wide. */
+	while (dst->bin_ns < src->bin_ns)
+		widen(dst);
+	for (i = 0; i < src->bins.used; i++)
+		if (uet_meas_timeline_add(dst, a->start_ns + i * src->bin_ns, src->bin_ns,
+					  src->bins.v[i].rx_bytes, src->bins.v[i].tx_bytes,
+					  src->bins.v[i].retx_pkts) != 0)
 			dst->bad.timeline_full++;
-			continue;
-		}
-		bn->rx_bytes += src->bins[i].rx_bytes;
-		bn->tx_bytes += src->bins[i].tx_bytes;
-		bn->retx_pkts += src->bins[i].retx_pkts;
-	}
+	for (i = 0; i < src->ivs.used; i++)
+		if (uet_meas_interval_add(dst, i, src->ivs.v[i].rx_bytes, src->ivs.v[i].tx_bytes,
+					  src->ivs.v[i].retx_pkts) != 0)
+			dst->bad.timeline_full++;
 	dst->rx_total += src->rx_total;
 	dst->tx_total += src->tx_total;
 	for (k = 0; k < a->ev_count; k++) {

@@ -296,7 +296,7 @@ timeline_json(const struct uet_meas *m, bool arrays)
 		return NULL;
 	}
 	return json_pack("{s:o,s:o,s:o,s:o}", "bin_ns",
-			 jint(uet_meas_config(m)->bin_ns), "rx_bytes", rx,
+			 jint(uet_meas_timeline_bin_ns(m)), "rx_bytes", rx,
 			 "tx_bytes", tx, "retx_pkts", re);
 }
 
@@ -718,14 +718,16 @@ uet_report_csv_timeline(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 {
 	const struct uet_meas_config *c;
 	size_t n, i, k = 0, ne;
+	uint64_t bin_ns;
 	struct ev_at *ev;
 
 	if (f == NULL || m == NULL)
 		return UET_ERR_INVAL;
 	c = uet_meas_config(m);
+	bin_ns = uet_meas_timeline_bin_ns(m);
 	n = uet_meas_bin_count(m);
 	if (end_ns > c->start_ns) {
-		uint64_t want = (end_ns - c->start_ns + c->bin_ns - 1) / c->bin_ns;
+		uint64_t want = (end_ns - c->start_ns + bin_ns - 1) / bin_ns;
 
 		if (want > c->max_bins)
 			want = c->max_bins;
@@ -739,7 +741,7 @@ uet_report_csv_timeline(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 		return UET_ERR_NOMEM;
 	for (i = 0; i < ne; i++) {
 		uint64_t t = uet_meas_event_get(m, i)->now_ns;
-		uint64_t b = t > c->start_ns ? (t - c->start_ns) / c->bin_ns : 0;
+		uint64_t b = t > c->start_ns ? (t - c->start_ns) / bin_ns : 0;
 
 		ev[i].bin = n && b >= n ? n - 1 : b;
 		ev[i].idx = i;
@@ -751,10 +753,10 @@ uet_report_csv_timeline(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 		bool first = true;
 
 		uet_meas_bin(m, i, &rx, &tx, NULL);
-		put_us(f, (int64_t)(i * c->bin_ns));
+		put_us(f, (int64_t)(i * bin_ns));
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,", rx, tx,
-			(double)rx * 8 / (double)c->bin_ns,
-			(double)tx * 8 / (double)c->bin_ns);
+			(double)rx * 8 / (double)bin_ns,
+			(double)tx * 8 / (double)bin_ns);
 		for (; k < ne && ev[k].bin == i; k++) {
 			if (!first)
 				fputc(';', f);
@@ -881,7 +883,7 @@ uet_report_perftest_row(FILE *f, const struct uet_meas *m)
 {
 	const struct uet_meas_config *c;
 	struct uet_meas_fct fct;
-	uint64_t n[4], bytes, ok, compl_ns = 0, rx, tx, peak_bytes = 0;
+	uint64_t n[4], bytes, ok, compl_ns = 0, rx, tx, peak_bytes = 0, bin_ns;
 	double avg_gbps, peak_gbps, mpps;
 	size_t b;
 
@@ -898,7 +900,9 @@ uet_report_perftest_row(FILE *f, const struct uet_meas *m)
 	 * (received bytes, or sent bytes on a sender) past the warm-up,
 	 * never below the average (a run shorter than a bin). */
 	uet_meas_totals(m, &rx, &tx);
-	for (b = c->omit_ns / c->bin_ns; b < uet_meas_bin_count(m); b++) {
+	/* A bin that the warm-up's end cuts (widened bins) is not past it. */
+	bin_ns = uet_meas_timeline_bin_ns(m);
+	for (b = (c->omit_ns + bin_ns - 1) / bin_ns; b < uet_meas_bin_count(m); b++) {
 		uint64_t r, t;
 
 		uet_meas_bin(m, b, &r, &t, NULL);
@@ -906,7 +910,7 @@ uet_report_perftest_row(FILE *f, const struct uet_meas *m)
 			peak_bytes = rx ? r : t;
 	}
 	avg_gbps = compl_ns ? (double)bytes * 8 / (double)compl_ns : 0;
-	peak_gbps = (double)peak_bytes * 8 / (double)c->bin_ns;
+	peak_gbps = (double)peak_bytes * 8 / (double)bin_ns;
 	if (peak_gbps < avg_gbps)
 		peak_gbps = avg_gbps;
 	mpps = compl_ns ? (double)ok * 1e3 / (double)compl_ns : 0;

@@ -41,6 +41,7 @@
 #define UET_REPORT_SCHEMA_VERSION 1
 
 #define UET_MEAS_DEFAULT_BIN_NS 100000ULL    /* 100 us */
+/* Timeline bins, and intervals, kept: past it the timeline's bins widen. */
 #define UET_MEAS_DEFAULT_MAX_BINS (1U << 22)  /* 419 s at 100 us, <= 96 MiB */
 #define UET_MEAS_DEFAULT_MAX_EVENTS 65536U
 #define UET_MEAS_DEFAULT_MAX_FCT (1U << 22)   /* 32 MiB of samples */
@@ -78,8 +79,13 @@ struct uet_meas_config {
 	uint16_t ev_base;
 	uint32_t ev_count;
 	uint64_t start_ns;      /* run start: time 0 of timeline, FCT, events */
-	uint64_t bin_ns;        /* timeline bin; 0: UET_MEAS_DEFAULT_BIN_NS */
-	/* Interval reports (iperf3 -i); a multiple of bin_ns; 0: none. */
+	/* Timeline bin; 0: UET_MEAS_DEFAULT_BIN_NS. A run longer than
+	 * max_bins bins doubles their width, merging pairs, as often as it
+	 * needs to (uet_meas_timeline_bin_ns() gives the width now). */
+	uint64_t bin_ns;
+	/* Interval reports (iperf3 -i); a multiple of bin_ns; 0: none. The
+	 * intervals keep their own sums (no widening blurs them), up to
+	 * max_bins intervals. */
 	uint64_t interval_ns;
 	uint32_t max_bins;      /* 0: UET_MEAS_DEFAULT_MAX_BINS */
 	uint32_t max_events;    /* 0: UET_MEAS_DEFAULT_MAX_EVENTS */
@@ -106,7 +112,9 @@ struct uet_meas_bad {
 	uint64_t ev;            /* EV outside ev_base .. ev_base + ev_count - 1 */
 	uint64_t time;          /* byte sample before start_ns */
 	uint64_t stats;         /* a transport counter went backwards */
-	uint64_t timeline_full; /* byte samples past max_bins (still in totals) */
+	uint64_t timeline_full; /* samples no bin or interval took (out of
+				 * memory, past max_bins intervals); still
+				 * in the totals */
 	uint64_t events_full;   /* events past max_events */
 };
 
@@ -231,11 +239,26 @@ int uet_meas_stream_import(struct uet_meas *m, uint32_t flow,
 			   const struct uet_meas_flow_rec *r);
 
 /* Bytes received by / sent from local ranks at now_ns, into the timeline
- * bin of now_ns (the bin array doubles as needed up to max_bins). Return 0,
- * UET_ERR_INVAL (now_ns < start_ns: ignored) or UET_ERR_NOBUFS (past
- * max_bins: counted in the totals only). */
+ * bin and the interval of now_ns (each array doubles as needed) and the
+ * totals. Return 0, UET_ERR_INVAL (now_ns < start_ns: ignored) or
+ * UET_ERR_NOBUFS (no bin or interval took them, bad.timeline_full: in the
+ * totals only). */
 int uet_meas_rx_bytes(struct uet_meas *m, uint64_t now_ns, uint64_t bytes);
 int uet_meas_tx_bytes(struct uet_meas *m, uint64_t now_ns, uint64_t bytes);
+
+/* What another process measured, added as it counted it (merging across
+ * processes): a timeline bin of width_ns (cfg.bin_ns times a power of two)
+ * from t_ns, widening this timeline's bins to it first; an interval; the
+ * totals; an EV's counters. The bin and the interval do not add to the
+ * totals. Return 0, UET_ERR_INVAL (t_ns before start_ns or not a whole
+ * number of width_ns from it, such a width; no intervals; an EV outside
+ * the set) or UET_ERR_NOBUFS (no room). */
+int uet_meas_timeline_add(struct uet_meas *m, uint64_t t_ns, uint64_t width_ns,
+			  uint64_t rx_bytes, uint64_t tx_bytes, uint64_t retx_pkts);
+int uet_meas_interval_add(struct uet_meas *m, size_t i, uint64_t rx_bytes, uint64_t tx_bytes,
+			  uint64_t retx_pkts);
+void uet_meas_totals_add(struct uet_meas *m, uint64_t rx_bytes, uint64_t tx_bytes);
+int uet_meas_ev_add(struct uet_meas *m, uint16_t ev, uint64_t tx_pkts, uint64_t ce_acks);
 
 /* One packet sent on ev / one ACK with CE for a packet sent on ev. Return 0
  * or UET_ERR_INVAL (ev outside the set). */
@@ -251,8 +274,11 @@ int uet_meas_event(struct uet_meas *m, uint64_t now_ns, const char *kind,
 
 /* The current transport counters, summed over the process's endpoints
  * (cumulative, as uet_ep_stats() gives them). The increase of tx_retx_pkts
- * since the previous call goes to the bin of now_ns. Returns 0 or
- * UET_ERR_INVAL (a counter went backwards: taken as the new baseline). */
+ * since the previous call goes to the bin and the interval of now_ns;
+ * now_ns UET_MEAS_NO_TIME: to neither (the sum of processes whose bins and
+ * intervals came with uet_meas_timeline_add() and uet_meas_interval_add()).
+ * Returns 0 or UET_ERR_INVAL (a counter went backwards: taken as the new
+ * baseline). */
 int uet_meas_set_ep_stats(struct uet_meas *m, uint64_t now_ns,
 			  const struct uet_ep_stats *sum);
 
@@ -340,9 +366,12 @@ void uet_meas_verify(struct uet_meas *m, uint64_t checked_msgs,
 
 const struct uet_meas_config *uet_meas_config(const struct uet_meas *m);
 const struct uet_meas_bad *uet_meas_bad(const struct uet_meas *m);
+/* The timeline's bin width now: cfg.bin_ns, doubled at each widening. */
+uint64_t uet_meas_timeline_bin_ns(const struct uet_meas *m);
 /* Bins in use (index of the last bin with a sample, plus one). */
 size_t uet_meas_bin_count(const struct uet_meas *m);
-/* Bin i's counters (zero past the bins in use). */
+/* Bin i's counters (zero past the bins in use): from i x
+ * uet_meas_timeline_bin_ns() after start_ns. */
 void uet_meas_bin(const struct uet_meas *m, size_t i, uint64_t *rx_bytes,
 		  uint64_t *tx_bytes, uint64_t *retx_pkts);
 void uet_meas_totals(const struct uet_meas *m, uint64_t *rx_bytes,

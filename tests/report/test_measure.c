@@ -419,28 +419,164 @@ test_timeline_bins_and_growth(void **state)
 	uet_meas_destroy(m);
 }
 
+/* Sums of bins 0..n-1 of the timeline. */
 static void
-test_timeline_bound(void **state)
+bin_sums(const struct uet_meas *m, uint64_t *rx, uint64_t *tx, uint64_t *retx)
 {
-	struct uet_meas_config c = { .start_ns = 0, .bin_ns = 10, .max_bins = 100 };
+	size_t i;
+
+	*rx = *tx = *retx = 0;
+	for (i = 0; i < uet_meas_bin_count(m); i++) {
+		uint64_t r, t, x;
+
+		uet_meas_bin(m, i, &r, &t, &x);
+		*rx += r;
+		*tx += t;
+		*retx += x;
+	}
+}
+
+/* A run longer than max_bins bins: the bins widen, merging pairs, so the
+ * timeline covers the whole run; the intervals keep their own sums, up to
+ * max_bins of them; the totals keep everything. */
+static void
+test_timeline_widens(void **state)
+{
+	struct uet_meas_config c = { .start_ns = 0, .bin_ns = 10, .max_bins = 100,
+				     .interval_ns = 40 };
+	struct uet_meas_interval iv;
+	struct uet_ep_stats st;
 	struct uet_meas *m;
-	uint64_t rx, tx;
+	uint64_t rx, tx, retx;
 
 	(void)state;
 	assert_int_equal(uet_meas_create(&c, &m), 0);
-	assert_int_equal(uet_meas_rx_bytes(m, 999, 1), 0);          /* bin 99 */
-	assert_int_equal(uet_meas_rx_bytes(m, 1000, 2), UET_ERR_NOBUFS);
-	assert_int_equal(uet_meas_tx_bytes(m, UINT64_MAX, 4), UET_ERR_NOBUFS);
+	assert_int_equal(uet_meas_rx_bytes(m, 985, 8), 0);  /* bin 98 */
+	assert_int_equal(uet_meas_rx_bytes(m, 999, 1), 0);  /* bin 99 */
 	assert_int_equal(uet_meas_bin_count(m), 100);
+	assert_int_equal(uet_meas_timeline_bin_ns(m), 10);
+	assert_int_equal(uet_meas_rx_bytes(m, 1000, 2), 0); /* bin 100: widen */
+	assert_int_equal(uet_meas_timeline_bin_ns(m), 20);
+	assert_int_equal(uet_meas_bin_count(m), 51);
+	uet_meas_bin(m, 49, &rx, NULL, NULL);
+	assert_int_equal(rx, 9);   /* old bins 98 and 99 */
+	uet_meas_bin(m, 50, &rx, NULL, NULL);
+	assert_int_equal(rx, 2);
+	memset(&st, 0, sizeof(st));
+	st.tx_retx_pkts = 3;
+	assert_int_equal(uet_meas_set_ep_stats(m, 3990, &st), 0);
+	assert_int_equal(uet_meas_timeline_bin_ns(m), 40); /* 3990 / 20 >= 100 */
+	uet_meas_bin(m, 99, NULL, NULL, &retx);
+	assert_int_equal(retx, 3);
+	/* Intervals as counted, whatever the bins' width: 985 and 999 in
+	 * interval 24, 1000 in 25, the resends in 99. */
+	uet_meas_interval_get(m, 24, 4000, &iv);
+	assert_int_equal(iv.rx_bytes, 9);
+	uet_meas_interval_get(m, 25, 4000, &iv);
+	assert_int_equal(iv.rx_bytes, 2);
+	uet_meas_interval_get(m, 99, 4000, &iv);
+	assert_int_equal(iv.retx_pkts, 3);
+	assert_int_equal(iv.rx_bytes, 0);
+	/* Past max_bins intervals: the timeline and the totals only. */
+	assert_int_equal(uet_meas_tx_bytes(m, 4000, 5), UET_ERR_NOBUFS);
+	assert_int_equal(uet_meas_tx_bytes(m, UINT64_MAX, 4), UET_ERR_NOBUFS);
 	assert_int_equal(uet_meas_bad(m)->timeline_full, 2);
+	assert_true(uet_meas_timeline_bin_ns(m) > UINT64_MAX / 100);
+	assert_in_range(uet_meas_bin_count(m), 1, 100);
+	bin_sums(m, &rx, &tx, &retx);
+	assert_int_equal(rx, 11);
+	assert_int_equal(tx, 9);
+	assert_int_equal(retx, 3);
 	uet_meas_totals(m, &rx, &tx);
-	assert_int_equal(rx, 3);   /* totals keep what the bins could not */
-	assert_int_equal(tx, 4);
+	assert_int_equal(rx, 11);
+	assert_int_equal(tx, 9);
 	uet_meas_destroy(m);
 }
 
+/* Two lcores' measurements whose timelines widened differently merge into
+ * the wider width, bin by bin; their intervals add up exactly. Another
+ * process's bins come in through uet_meas_timeline_add(), only at a width
+ * and an offset the timeline can hold; resends summed at no time go to no
+ * bin. */
 static void
-test_intervals_from_bins(void **state)
+test_widened_merge(void **state)
+{
+	struct uet_meas_config c = { .start_ns = START_NS, .bin_ns = 10, .max_bins = 100,
+				     .interval_ns = 100, .ev_base = 1000, .ev_count = 4 };
+	struct uet_meas *a, *b, *g;
+	struct uet_meas_interval iv;
+	struct uet_ep_stats st;
+	uint64_t rx, tx, retx, i;
+
+	(void)state;
+	assert_int_equal(uet_meas_create(&c, &a), 0);
+	assert_int_equal(uet_meas_create(&c, &b), 0);
+	assert_int_equal(uet_meas_create(&c, &g), 0);
+	for (i = 0; i < 150; i++)   /* 1 B every 10 ns for 1.5 us: width 20 */
+		assert_int_equal(uet_meas_rx_bytes(a, START_NS + i * 10, 1), 0);
+	for (i = 0; i < 30; i++)    /* 2 B every 100 ns for 3 us: width 40 */
+		assert_int_equal(uet_meas_tx_bytes(b, START_NS + i * 100 + 5, 2), 0);
+	assert_int_equal(uet_meas_timeline_bin_ns(a), 20);
+	assert_int_equal(uet_meas_timeline_bin_ns(b), 40);
+	assert_int_equal(uet_meas_merge(g, a), 0);
+	assert_int_equal(uet_meas_timeline_bin_ns(g), 20);
+	assert_int_equal(uet_meas_merge(g, b), 0);
+	assert_int_equal(uet_meas_timeline_bin_ns(g), 40);
+	assert_int_equal(uet_meas_bin_count(g), 73); /* b's last, 2905 ns, in 72 */
+	for (i = 0; i < 37; i++) {  /* a's 4 B and b's 2 B in each of 0..36 */
+		uet_meas_bin(g, i, &rx, &tx, NULL);
+		assert_int_equal(rx, 4);
+		assert_int_equal(tx, i % 5 == 0 || i % 5 == 2 ? 2 : 0);
+	}
+	bin_sums(g, &rx, &tx, &retx);
+	assert_int_equal(rx, 150);
+	assert_int_equal(tx, 60);
+	for (i = 0; i < 30; i++) {
+		uet_meas_interval_get(g, i, START_NS + 3000, &iv);
+		assert_int_equal(iv.rx_bytes, i < 15 ? 10 : 0);
+		assert_int_equal(iv.tx_bytes, 2);
+	}
+	assert_int_equal(uet_meas_bad(g)->timeline_full, 0);
+
+	/* Another process's bin: a width of cfg.bin_ns x 2^k at a whole
+	 * number of widths from the start. */
+	assert_int_equal(uet_meas_timeline_add(g, START_NS + 3200, 80, 7, 0, 1), 0);
+	assert_int_equal(uet_meas_timeline_bin_ns(g), 80);
+	uet_meas_bin(g, 40, &rx, NULL, &retx);
+	assert_int_equal(rx, 7);
+	assert_int_equal(retx, 1);
+	assert_int_equal(uet_meas_timeline_add(g, START_NS + 30, 30, 1, 0, 0), UET_ERR_INVAL);
+	assert_int_equal(uet_meas_timeline_add(g, START_NS + 30, 20, 1, 0, 0), UET_ERR_INVAL);
+	assert_int_equal(uet_meas_timeline_add(g, START_NS - 80, 80, 1, 0, 0), UET_ERR_INVAL);
+	assert_int_equal(uet_meas_timeline_add(g, START_NS, 0, 1, 0, 0), UET_ERR_INVAL);
+	assert_int_equal(uet_meas_interval_add(g, 100, 1, 0, 0), UET_ERR_NOBUFS);
+	assert_int_equal(uet_meas_interval_add(g, 3, 0, 0, 4), 0);
+	uet_meas_interval_get(g, 3, START_NS + 3000, &iv);
+	assert_int_equal(iv.retx_pkts, 4);
+	uet_meas_totals(g, &rx, &tx);
+	assert_int_equal(rx, 150); /* the adds above are not in the totals */
+	uet_meas_totals_add(g, 7, 0);
+	uet_meas_totals(g, &rx, &tx);
+	assert_int_equal(rx, 157);
+	memset(&st, 0, sizeof(st));
+	st.tx_retx_pkts = 5;
+	assert_int_equal(uet_meas_set_ep_stats(g, UET_MEAS_NO_TIME, &st), 0);
+	assert_int_equal(uet_meas_ep_stats(g)->tx_retx_pkts, 5);
+	bin_sums(g, &rx, &tx, &retx);
+	assert_int_equal(retx, 1);
+	assert_int_equal(uet_meas_ev_add(g, 1001, 6, 2), 0);
+	assert_int_equal(uet_meas_ev_get(g, 1001, &tx, &retx), 0);
+	assert_int_equal(tx, 6);
+	assert_int_equal(retx, 2);
+	assert_int_equal(uet_meas_ev_add(g, 999, 1, 0), UET_ERR_INVAL);
+	assert_int_equal(uet_meas_bad(g)->ev, 1);
+	uet_meas_destroy(a);
+	uet_meas_destroy(b);
+	uet_meas_destroy(g);
+}
+
+static void
+test_intervals(void **state)
 {
 	struct uet_meas *m = make(0, NULL, 1000, 4000);
 	struct uet_ep_stats st;
@@ -1000,8 +1136,9 @@ main(void)
 		cmocka_unit_test(test_fct_both_views_when_both_local),
 		cmocka_unit_test(test_bad_input_counted),
 		cmocka_unit_test(test_timeline_bins_and_growth),
-		cmocka_unit_test(test_timeline_bound),
-		cmocka_unit_test(test_intervals_from_bins),
+		cmocka_unit_test(test_timeline_widens),
+		cmocka_unit_test(test_widened_merge),
+		cmocka_unit_test(test_intervals),
 		cmocka_unit_test(test_ev_counters),
 		cmocka_unit_test(test_ep_stats_sum_and_backwards),
 		cmocka_unit_test(test_events_kept_cut_and_bounded),
