@@ -771,7 +771,8 @@ gather(struct app *a, const struct perf_result *res, uint64_t *end_ns, char *err
 		json_array_foreach(all, j, e)
 			if (perf_import(g, &sum, e, end_ns) != 0)
 				fprintf(stderr, "uet-perf: process %zu sent a malformed result\n", j);
-		(void)uet_meas_set_ep_stats(g, *end_ns, &sum);
+		/* The processes' bins and intervals hold their resends. */
+		(void)uet_meas_set_ep_stats(g, UET_MEAS_NO_TIME, &sum);
 	} else {
 		snprintf(err, errlen, "out of memory for the run's measurement");
 	}

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Results of a multi-process run: each process exports what it measured
- * (its local flows, timeline bins, per-EV counters, transport counters,
- * events, verification), times relative to its own start (the end of the
- * start barrier), and process 0 replays all of them into one measurement
- * whose every rank is local, so the report covers the whole run with the
- * same code as a single-process one.
+ * (its local flows, timeline bins, intervals, totals, per-EV counters,
+ * transport counters, events, verification), times relative to its own
+ * start (the end of the start barrier), and process 0 replays all of them
+ * into one measurement whose every rank is local, so the report covers
+ * the whole run with the same code as a single-process one. The bins,
+ * intervals and totals go over as counted: the totals are not the bins'
+ * sum (a warm-up's bytes are in the bins only), and a bin of a long run
+ * may be wider than an interval.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,10 +58,11 @@ perf_export(const struct uet_meas *m, uint64_t end_ns)
 {
 	const struct uet_meas_config *cfg = uet_meas_config(m);
 	const struct uet_ep_stats *st = uet_meas_ep_stats(m);
-	json_t *o = json_object(), *flows = json_array(), *rx = json_array(), *tx = json_array();
+	json_t *o = json_object(), *flows = json_array(), *bins = json_array(), *ivs = json_array();
 	json_t *evs = json_array(), *events = json_array(), *stats = json_array();
 	uint64_t checked, bad, rxb, txb, retx, tp, ce;
-	size_t i, nb = uet_meas_bin_count(m);
+	uint64_t end_abs_ns = cfg->start_ns + end_ns;
+	size_t i, nb = uet_meas_bin_count(m), niv = uet_meas_interval_count(m, end_abs_ns, true);
 	uint32_t ev;
 
 	for (i = 0; i < cfg->n_flows; i++) {
@@ -87,9 +91,20 @@ perf_export(const struct uet_meas *m, uint64_t end_ns)
 	}
 	for (i = 0; i < nb; i++) {
 		uet_meas_bin(m, i, &rxb, &txb, &retx);
-		json_array_append_new(rx, json_integer((json_int_t)rxb));
-		json_array_append_new(tx, json_integer((json_int_t)txb));
+		json_array_append_new(bins, json_pack("[I,I,I]", (json_int_t)rxb, (json_int_t)txb,
+						      (json_int_t)retx));
 	}
+	for (i = 0; i < niv; i++) {
+		struct uet_meas_interval iv;
+
+		uet_meas_interval_get(m, i, end_abs_ns, &iv);
+		if (iv.rx_bytes == 0 && iv.tx_bytes == 0 && iv.retx_pkts == 0)
+			continue;
+		json_array_append_new(ivs, json_pack("[I,I,I,I]", (json_int_t)i,
+						     (json_int_t)iv.rx_bytes, (json_int_t)iv.tx_bytes,
+						     (json_int_t)iv.retx_pkts));
+	}
+	uet_meas_totals(m, &rxb, &txb);
 	for (ev = 0; ev < cfg->ev_count; ev++) {
 		if (uet_meas_ev_get(m, (uint16_t)(cfg->ev_base + ev), &tp, &ce) == 0 &&
 		    (tp != 0 || ce != 0))
@@ -110,8 +125,10 @@ perf_export(const struct uet_meas *m, uint64_t end_ns)
 	uet_meas_verify_get(m, &checked, &bad);
 	json_object_set_new(o, "end_ns", json_integer((json_int_t)end_ns));
 	json_object_set_new(o, "flows", flows);
-	json_object_set_new(o, "rx_bins", rx);
-	json_object_set_new(o, "tx_bins", tx);
+	json_object_set_new(o, "bin_ns", json_integer((json_int_t)uet_meas_timeline_bin_ns(m)));
+	json_object_set_new(o, "bins", bins);
+	json_object_set_new(o, "intervals", ivs);
+	json_object_set_new(o, "totals", json_pack("[I,I]", (json_int_t)rxb, (json_int_t)txb));
 	json_object_set_new(o, "evs", evs);
 	json_object_set_new(o, "events", events);
 	json_object_set_new(o, "stats", stats);
@@ -139,19 +156,21 @@ int
 perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint64_t *end_ns)
 {
 	const struct uet_meas_config *cfg = uet_meas_config(g);
-	const json_t *flows = json_object_get(o, "flows"), *rx = json_object_get(o, "rx_bins");
-	const json_t *tx = json_object_get(o, "tx_bins"), *evs = json_object_get(o, "evs");
+	const json_t *flows = json_object_get(o, "flows"), *bins = json_object_get(o, "bins");
+	const json_t *ivs = json_object_get(o, "intervals"), *evs = json_object_get(o, "evs");
 	const json_t *events = json_object_get(o, "events"), *stats = json_object_get(o, "stats");
 	const json_t *v;
 	struct uet_ep_stats one;
-	json_int_t e, a, b;
+	json_int_t e, a, b, c, bin_ns = json_integer_value(json_object_get(o, "bin_ns"));
 	size_t i;
-	uint64_t k;
 
-	if (!json_is_array(flows) || !json_is_array(rx) || !json_is_array(tx) ||
+	if (!json_is_array(flows) || !json_is_array(bins) || !json_is_array(ivs) ||
 	    !json_is_array(evs) || !json_is_array(events) || !json_is_array(stats) ||
-	    json_array_size(stats) != sizeof(one) / sizeof(uint64_t))
+	    json_array_size(stats) != sizeof(one) / sizeof(uint64_t) || bin_ns <= 0 ||
+	    json_unpack((json_t *)json_object_get(o, "totals"), "[I,I]", &a, &b) != 0 || a < 0 ||
+	    b < 0)
 		return UET_ERR_INVAL;
+	uet_meas_totals_add(g, (uint64_t)a, (uint64_t)b);
 	e = json_integer_value(json_object_get(o, "end_ns"));
 	if (e > 0 && (uint64_t)e > *end_ns)
 		*end_ns = (uint64_t)e;
@@ -192,21 +211,25 @@ perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint6
 			(void)uet_meas_add_rtt_sample(g, (uint64_t)json_integer_value(v));
 	uet_meas_samples_unkept(g, unkept(o, "fct", "fct_offered"),
 				unkept(o, "rtt", "rtt_offered"));
-	json_array_foreach(rx, i, v)
-		if (json_integer_value(v) > 0)
-			(void)uet_meas_rx_bytes(g, cfg->start_ns + i * cfg->bin_ns,
-						(uint64_t)json_integer_value(v));
-	json_array_foreach(tx, i, v)
-		if (json_integer_value(v) > 0)
-			(void)uet_meas_tx_bytes(g, cfg->start_ns + i * cfg->bin_ns,
-						(uint64_t)json_integer_value(v));
-	json_array_foreach(evs, i, v) {
-		if (json_unpack((json_t *)v, "[I,I,I]", &e, &a, &b) != 0 || e < 0 || e > 65535)
+	json_array_foreach(bins, i, v) {
+		if (json_unpack((json_t *)v, "[I,I,I]", &a, &b, &c) != 0 || a < 0 || b < 0 || c < 0)
 			return UET_ERR_INVAL;
-		for (k = 0; k < (uint64_t)a; k++)
-			(void)uet_meas_ev_tx(g, (uint16_t)e);
-		for (k = 0; k < (uint64_t)b; k++)
-			(void)uet_meas_ev_ce(g, (uint16_t)e);
+		if ((a || b || c) &&
+		    uet_meas_timeline_add(g, cfg->start_ns + i * (uint64_t)bin_ns, (uint64_t)bin_ns,
+					  (uint64_t)a, (uint64_t)b, (uint64_t)c) == UET_ERR_INVAL)
+			return UET_ERR_INVAL;
+	}
+	json_array_foreach(ivs, i, v) {
+		if (json_unpack((json_t *)v, "[I,I,I,I]", &e, &a, &b, &c) != 0 || e < 0 || a < 0 ||
+		    b < 0 || c < 0)
+			return UET_ERR_INVAL;
+		(void)uet_meas_interval_add(g, (size_t)e, (uint64_t)a, (uint64_t)b, (uint64_t)c);
+	}
+	json_array_foreach(evs, i, v) {
+		if (json_unpack((json_t *)v, "[I,I,I]", &e, &a, &b) != 0 || e < 0 || e > 65535 ||
+		    a < 0 || b < 0)
+			return UET_ERR_INVAL;
+		(void)uet_meas_ev_add(g, (uint16_t)e, (uint64_t)a, (uint64_t)b);
 	}
 	json_array_foreach(events, i, v) {
 		const char *kind, *detail;

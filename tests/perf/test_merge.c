@@ -149,17 +149,112 @@ test_malformed_export_is_refused(void **state)
 	struct uet_meas *g = make(both, 0);
 	struct uet_ep_stats sum;
 	uint64_t end_ns = 0;
-	json_t *o = json_pack("{s:[[I,I,I,I,i,I,I,I]],s:[],s:[],s:[],s:[],s:[]}", "flows",
-			      (json_int_t)7, (json_int_t)0, (json_int_t)1, (json_int_t)-1, 0,
-			      (json_int_t)1, (json_int_t)0, (json_int_t)0, "rx_bins", "tx_bins",
-			      "evs", "events", "stats");
+	json_t *o = json_pack("{s:[[I,I,I,I,i,I,I,I]],s:[],s:[],s:[],s:[],s:[],s:I,s:[I,I]}",
+			      "flows", (json_int_t)7, (json_int_t)0, (json_int_t)1, (json_int_t)-1,
+			      0, (json_int_t)1, (json_int_t)0, (json_int_t)0, "bins", "intervals",
+			      "evs", "events", "stats", "bin_ns", (json_int_t)100000, "totals",
+			      (json_int_t)0, (json_int_t)0);
+	json_t *ok = perf_export(g, 0), *bad;
 
 	(void)state;
 	memset(&sum, 0, sizeof(sum));
 	/* Flow 7 of 2, and a stats array of the wrong length. */
 	assert_int_equal(perf_import(g, &sum, o, &end_ns), UET_ERR_INVAL);
 	assert_false(uet_meas_flows_ok(g));
+	/* A bin at a width the timeline cannot hold, a negative count. */
+	bad = json_deep_copy(ok);
+	json_object_set_new(bad, "bin_ns", json_integer(150000));
+	json_object_set_new(bad, "bins", json_pack("[[I,I,I]]", (json_int_t)0, (json_int_t)0,
+						   (json_int_t)1));
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
+	json_object_set_new(bad, "bin_ns", json_integer(100000));
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), 0);
+	json_object_set_new(bad, "totals", json_pack("[I,I]", (json_int_t)-1, (json_int_t)0));
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
+	json_decref(bad);
+	json_decref(ok);
 	json_decref(o);
+	uet_meas_destroy(g);
+}
+
+/* A run longer than the timeline's bins (max_bins 64 here, 419 s at the
+ * defaults), with a warm-up: the processes' timelines widened to
+ * different widths, and the gathered one holds every byte and resend at
+ * the widest; the intervals and the totals come over exactly as each
+ * process counted them (before, the totals were the bins' sum, and lost
+ * what the bins had no room for; the resends all went to the last bin). */
+static void
+test_long_run_survives_merge(void **state)
+{
+	static const bool only0[2] = { true, false }, only1[2] = { false, true };
+	static const bool both[2] = { true, true };
+	struct uet_meas_config c = { .flows = flows, .n_flows = 2, .n_ranks = 2, .ev_base = 1000,
+				     .ev_count = 4, .repeat = true, .bin_ns = 1000,
+				     .interval_ns = 10000, .omit_ns = 10000, .max_bins = 64 };
+	struct uet_meas *a, *b, *g;
+	struct uet_meas_interval iv;
+	struct uet_ep_stats st, sum;
+	uint64_t end_ns = 0, rx, tx, retx, i, brx = 0, btx = 0, bretx = 0;
+	json_t *ea, *eb;
+
+	(void)state;
+	c.rank_local = only0;
+	c.start_ns = START_A_NS;
+	assert_int_equal(uet_meas_create(&c, &a), 0);
+	c.rank_local = only1;
+	c.start_ns = START_B_NS;
+	assert_int_equal(uet_meas_create(&c, &b), 0);
+	c.rank_local = both;
+	c.start_ns = 0;
+	assert_int_equal(uet_meas_create(&c, &g), 0);
+	for (i = 0; i < 200; i++)   /* A: 100 B every us for 200 us */
+		assert_int_equal(uet_meas_rx_bytes(a, START_A_NS + i * 1000, 100), 0);
+	for (i = 0; i < 50; i++)    /* B: 50 B every 2 us for 100 us */
+		assert_int_equal(uet_meas_tx_bytes(b, START_B_NS + i * 2000, 50), 0);
+	uet_meas_omit_end(a); /* at 10 us, before the resends */
+	uet_meas_omit_end(b);
+	memset(&st, 0, sizeof(st));
+	st.tx_retx_pkts = 3;
+	assert_int_equal(uet_meas_set_ep_stats(a, START_A_NS + 55000, &st), 0);
+	assert_int_equal(uet_meas_timeline_bin_ns(a), 4000);
+	assert_int_equal(uet_meas_timeline_bin_ns(b), 2000);
+	ea = perf_export(a, 200000);
+	eb = perf_export(b, 100000);
+	memset(&sum, 0, sizeof(sum));
+	assert_int_equal(perf_import(g, &sum, eb, &end_ns), 0);
+	assert_int_equal(perf_import(g, &sum, ea, &end_ns), 0);
+	assert_int_equal(sum.tx_retx_pkts, 3);
+	assert_int_equal(uet_meas_set_ep_stats(g, UET_MEAS_NO_TIME, &sum), 0);
+
+	/* Totals past the warm-up's 10 us: A's 190 samples, B's 45. */
+	uet_meas_totals(g, &rx, &tx);
+	assert_int_equal(rx, 19000);
+	assert_int_equal(tx, 2250);
+	assert_int_equal(uet_meas_timeline_bin_ns(g), 4000);
+	for (i = 0; i < uet_meas_bin_count(g); i++) {
+		uet_meas_bin(g, i, &rx, &tx, &retx);
+		brx += rx;
+		btx += tx;
+		bretx += retx;
+	}
+	assert_int_equal(brx, 20000); /* the timeline keeps the warm-up */
+	assert_int_equal(btx, 2500);
+	assert_int_equal(bretx, 3);
+	uet_meas_bin(g, 13, NULL, NULL, &retx);  /* 55 us */
+	assert_int_equal(retx, 3);
+	assert_int_equal(uet_meas_interval_count(g, end_ns, true), 20);
+	for (i = 0; i < 20; i++) {
+		uet_meas_interval_get(g, i, end_ns, &iv);
+		assert_int_equal(iv.rx_bytes, 1000);
+		assert_int_equal(iv.tx_bytes, i < 10 ? 250 : 0);
+		assert_int_equal(iv.retx_pkts, i == 5 ? 3 : 0);
+		assert_int_equal(iv.omitted, i == 0);
+	}
+	assert_int_equal(uet_meas_bad(g)->timeline_full, 0);
+	json_decref(ea);
+	json_decref(eb);
+	uet_meas_destroy(a);
+	uet_meas_destroy(b);
 	uet_meas_destroy(g);
 }
 
@@ -170,6 +265,7 @@ main(void)
 		cmocka_unit_test(test_early_receive_survives_merge),
 		cmocka_unit_test(test_malformed_export_is_refused),
 		cmocka_unit_test(test_stream_rtts_survive_merge),
+		cmocka_unit_test(test_long_run_survives_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
