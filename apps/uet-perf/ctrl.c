@@ -14,7 +14,11 @@
 
 #include "ctrl.h"
 
-#define MAX_MSG_BYTES (64u << 20)
+/* A message longer is refused (a peer confused about the length). The
+ * largest is a run's merged measurement: a timeline of up to 2^22 bins of
+ * three counters, about 21 characters a bin at most (merge.c), 1 M FCT
+ * samples and the flows. */
+#define MAX_MSG_BYTES (256u << 20)
 /* A wait looks at the stop flag this often: the signal may be delivered to
  * another thread, and then poll() is never interrupted here. */
 #define STOP_CHECK_MS 100
@@ -531,7 +535,7 @@ recv_result(struct ctrl *c, uint32_t i, uint64_t deadline)
 }
 
 json_t *
-ctrl_allgather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, size_t errlen)
+ctrl_gather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, size_t errlen)
 {
 	uint64_t deadline = mono_ms() + timeout_ms;
 	json_t *all;
@@ -543,18 +547,7 @@ ctrl_allgather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, siz
 				 stopped ? "interrupted (SIGINT/SIGTERM)" : "lost rank 0");
 			return NULL;
 		}
-		all = recv_result(c, 0, deadline);
-		if (all == NULL || !json_is_array(all) || json_array_size(all) != c->nranks) {
-			json_decref(all);
-			if (stopped)
-				snprintf(err, errlen, "control channel: interrupted (SIGINT/SIGTERM) "
-					 "waiting for rank 0");
-			else
-				snprintf(err, errlen, "control channel: no answer from rank 0 within "
-					 "%.1f s", timeout_ms / 1e3);
-			return NULL;
-		}
-		return all;
+		return json_null();
 	}
 	all = json_array();
 	json_array_append(all, mine);
@@ -575,12 +568,50 @@ ctrl_allgather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, siz
 		}
 		json_array_append_new(all, j);
 	}
-	for (r = 1; r < c->nranks; r++) {
-		if (send_msg(c->fds[r], all, deadline) != 0) {
-			snprintf(err, errlen, "control channel: lost rank %u", r);
-			json_decref(all);
-			return NULL;
-		}
-	}
 	return all;
+}
+
+json_t *
+ctrl_bcast(struct ctrl *c, json_t *msg, uint32_t timeout_ms, char *err, size_t errlen)
+{
+	uint64_t deadline = mono_ms() + timeout_ms;
+	json_t *got;
+	uint32_t r;
+
+	if (c->rank == 0) {
+		for (r = 1; r < c->nranks; r++) {
+			if (send_msg(c->fds[r], msg, deadline) != 0) {
+				snprintf(err, errlen, "control channel: lost rank %u", r);
+				return NULL;
+			}
+		}
+		return json_incref(msg);
+	}
+	got = recv_result(c, 0, deadline);
+	if (got == NULL) {
+		if (stopped)
+			snprintf(err, errlen, "control channel: interrupted (SIGINT/SIGTERM) "
+				 "waiting for rank 0");
+		else
+			snprintf(err, errlen, "control channel: no answer from rank 0 within "
+				 "%.1f s", timeout_ms / 1e3);
+	}
+	return got;
+}
+
+json_t *
+ctrl_allgather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, size_t errlen)
+{
+	json_t *all = ctrl_gather(c, mine, timeout_ms, err, errlen), *got;
+
+	if (all == NULL)
+		return NULL;
+	got = ctrl_bcast(c, all, timeout_ms, err, errlen);
+	json_decref(all);
+	if (got != NULL && (!json_is_array(got) || json_array_size(got) != c->nranks)) {
+		snprintf(err, errlen, "control channel: rank 0 sent a malformed gather");
+		json_decref(got);
+		return NULL;
+	}
+	return got;
 }

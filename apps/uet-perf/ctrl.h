@@ -55,6 +55,16 @@ int ctrl_watch(struct ctrl *c, uint32_t wait_ms);
 uint32_t ctrl_rank(const struct ctrl *c);
 uint32_t ctrl_nranks(const struct ctrl *c);
 
+/* Gather at rank 0: there, a new JSON array of nranks objects, the one of
+ * rank r at index r; elsewhere, once mine is sent, JSON null. NULL with a
+ * reason in err. mine is not stolen. */
+json_t *ctrl_gather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err,
+		    size_t errlen);
+/* Broadcast from rank 0: returns (new reference) msg at rank 0, once sent to
+ * every peer, and what rank 0 sent elsewhere; NULL with a reason in err.
+ * msg (rank 0 only; not stolen). */
+json_t *ctrl_bcast(struct ctrl *c, json_t *msg, uint32_t timeout_ms, char *err,
+		   size_t errlen);
 /* All-gather: returns (new reference) a JSON array of nranks objects, the
  * one of rank r at index r, or NULL with a reason in err. mine is not
  * stolen. */

@@ -319,6 +319,63 @@ test_watch_leaves_results(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* The run's results: each rank sends its number to rank 0 alone
+ * (ctrl_gather: the array there, null elsewhere), rank 0 sends back one
+ * message it made of them (ctrl_bcast), here their sum and a string past
+ * the 64 MiB that messages were once held to (a long run's merged
+ * measurement can be that long). */
+#define BIG_BYTES ((64u << 20) + 1)
+
+static int
+reduce_rank(uint32_t rank)
+{
+	char err[256], *big = NULL;
+	struct ctrl *c;
+	json_t *mine, *all, *sum = NULL, *got;
+	int bad = 0;
+	size_t i;
+
+	if (ctrl_open(rank, 3, "127.0.0.1", PORT + 8, 5000, &c, err, sizeof(err)) != 0)
+		return 10;
+	mine = json_pack("{s:I}", "v", (json_int_t)(rank + 1) * 100);
+	all = ctrl_gather(c, mine, 5000, err, sizeof(err));
+	json_decref(mine);
+	if (all == NULL)
+		return 20;
+	if (rank != 0) {
+		bad += !json_is_null(all);
+	} else {
+		json_int_t t = 0;
+
+		bad += json_array_size(all) != 3;
+		for (i = 0; i < json_array_size(all); i++)
+			t += json_integer_value(json_object_get(json_array_get(all, i), "v"));
+		big = malloc(BIG_BYTES + 1);
+		if (big == NULL)
+			return 30;
+		memset(big, 'x', BIG_BYTES);
+		sum = json_pack("{s:I,s:s%}", "sum", t, "big", big, (size_t)BIG_BYTES);
+		free(big);
+	}
+	json_decref(all);
+	got = ctrl_bcast(c, sum, 10000, err, sizeof(err));
+	json_decref(sum);
+	if (got == NULL)
+		return 40;
+	bad += json_integer_value(json_object_get(got, "sum")) != 600;
+	bad += json_string_length(json_object_get(got, "big")) != BIG_BYTES;
+	json_decref(got);
+	ctrl_close(c);
+	return bad;
+}
+
+static void
+test_gather_then_bcast_three_ranks(void **state)
+{
+	(void)state;
+	run_three(reduce_rank);
+}
+
 int
 main(void)
 {
@@ -329,6 +386,7 @@ main(void)
 		cmocka_unit_test(test_stop_interrupts_wait),
 		cmocka_unit_test(test_stop_notice_three_ranks),
 		cmocka_unit_test(test_watch_leaves_results),
+		cmocka_unit_test(test_gather_then_bcast_three_ranks),
 	};
 
 	return cmocka_run_group_tests_name("ctrl", tests, NULL, NULL);
