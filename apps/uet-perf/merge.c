@@ -5,11 +5,15 @@
  * transport counters, events, verification), times relative to its own
  * start (the end of the start barrier), and process 0 replays all of them
  * into one measurement whose every rank is local, so the report covers
- * the whole run with the same code as a single-process one. The bins,
+ * the whole run with the same code as a single-process one; that one's
+ * export, replayed by every process, is what each reports. The bins,
  * intervals and totals go over as counted: the totals are not the bins'
  * sum (a warm-up's bytes are in the bins only), and a bin of a long run
  * may be wider than an interval.
  */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,14 +57,71 @@ unkept(const json_t *o, const char *key, const char *offered_key)
 	return offered > 0 && (uint64_t)offered > n ? (uint64_t)offered - n : 0;
 }
 
+/* One counter of every timeline bin (0 rx, 1 tx, 2 resends) as one string,
+ * "5,,7": a number per bin, nothing for 0. A long run has millions of
+ * bins, which as JSON integers would cost tens of bytes of memory each at
+ * both ends of the control channel; NULL when out of memory. */
+static json_t *
+bins_text(const struct uet_meas *m, size_t nb, int field)
+{
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *j;
+
+	if (f == NULL)
+		return NULL;
+	for (i = 0; i < nb; i++) {
+		uint64_t v[3];
+
+		uet_meas_bin(m, i, &v[0], &v[1], &v[2]);
+		if (i > 0)
+			fputc(',', f);
+		if (v[field] != 0)
+			fprintf(f, "%" PRIu64, v[field]);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	j = json_stringn_nocheck(buf, len);
+	free(buf);
+	return j;
+}
+
+/* The next number of a bins_text string at *p (end: its end), 0 for an
+ * empty one; -1 when it is not a number followed by ',' (or, the last, by
+ * the end). */
+static int
+next_count(const char **p, const char *end, bool last, uint64_t *out)
+{
+	const char *s = *p;
+	char *q;
+
+	*out = 0;
+	if (s < end && *s != ',') {
+		if (*s < '0' || *s > '9')
+			return -1;
+		errno = 0;
+		*out = strtoull(s, &q, 10);
+		if (errno != 0 || q > end)
+			return -1;
+		s = q;
+	}
+	if (last ? s != end : s >= end || *s != ',')
+		return -1;
+	*p = last ? s : s + 1;
+	return 0;
+}
+
 json_t *
 perf_export(const struct uet_meas *m, uint64_t end_ns)
 {
 	const struct uet_meas_config *cfg = uet_meas_config(m);
 	const struct uet_ep_stats *st = uet_meas_ep_stats(m);
-	json_t *o = json_object(), *flows = json_array(), *bins = json_array(), *ivs = json_array();
+	json_t *o = json_object(), *flows = json_array(), *ivs = json_array();
 	json_t *evs = json_array(), *events = json_array(), *stats = json_array();
-	uint64_t checked, bad, rxb, txb, retx, tp, ce;
+	uint64_t checked, bad, rxb, txb, tp, ce;
 	uint64_t end_abs_ns = cfg->start_ns + end_ns;
 	size_t i, nb = uet_meas_bin_count(m), niv = uet_meas_interval_count(m, end_abs_ns, true);
 	uint32_t ev;
@@ -88,11 +149,6 @@ perf_export(const struct uet_meas *m, uint64_t end_ns)
 		v = uet_meas_rtt_samples(m, &n, &offered);
 		json_object_set_new(o, "rtt", export_samples(v, n));
 		json_object_set_new(o, "rtt_offered", json_integer((json_int_t)offered));
-	}
-	for (i = 0; i < nb; i++) {
-		uet_meas_bin(m, i, &rxb, &txb, &retx);
-		json_array_append_new(bins, json_pack("[I,I,I]", (json_int_t)rxb, (json_int_t)txb,
-						      (json_int_t)retx));
 	}
 	for (i = 0; i < niv; i++) {
 		struct uet_meas_interval iv;
@@ -126,7 +182,10 @@ perf_export(const struct uet_meas *m, uint64_t end_ns)
 	json_object_set_new(o, "end_ns", json_integer((json_int_t)end_ns));
 	json_object_set_new(o, "flows", flows);
 	json_object_set_new(o, "bin_ns", json_integer((json_int_t)uet_meas_timeline_bin_ns(m)));
-	json_object_set_new(o, "bins", bins);
+	json_object_set_new(o, "bins", json_integer((json_int_t)nb));
+	json_object_set_new(o, "rx_bins", bins_text(m, nb, 0));
+	json_object_set_new(o, "tx_bins", bins_text(m, nb, 1));
+	json_object_set_new(o, "retx_bins", bins_text(m, nb, 2));
 	json_object_set_new(o, "intervals", ivs);
 	json_object_set_new(o, "totals", json_pack("[I,I]", (json_int_t)rxb, (json_int_t)txb));
 	json_object_set_new(o, "evs", evs);
@@ -156,15 +215,19 @@ int
 perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint64_t *end_ns)
 {
 	const struct uet_meas_config *cfg = uet_meas_config(g);
-	const json_t *flows = json_object_get(o, "flows"), *bins = json_object_get(o, "bins");
+	const json_t *flows = json_object_get(o, "flows"), *rx = json_object_get(o, "rx_bins");
+	const json_t *tx = json_object_get(o, "tx_bins"), *rt = json_object_get(o, "retx_bins");
 	const json_t *ivs = json_object_get(o, "intervals"), *evs = json_object_get(o, "evs");
 	const json_t *events = json_object_get(o, "events"), *stats = json_object_get(o, "stats");
 	const json_t *v;
 	struct uet_ep_stats one;
 	json_int_t e, a, b, c, bin_ns = json_integer_value(json_object_get(o, "bin_ns"));
+	json_int_t nb = json_integer_value(json_object_get(o, "bins"));
+	const char *p[3], *pend[3];
 	size_t i;
 
-	if (!json_is_array(flows) || !json_is_array(bins) || !json_is_array(ivs) ||
+	if (!json_is_array(flows) || !json_is_string(rx) || !json_is_string(tx) ||
+	    !json_is_string(rt) || nb < 0 || (uint64_t)nb > cfg->max_bins || !json_is_array(ivs) ||
 	    !json_is_array(evs) || !json_is_array(events) || !json_is_array(stats) ||
 	    json_array_size(stats) != sizeof(one) / sizeof(uint64_t) || bin_ns <= 0 ||
 	    json_unpack((json_t *)json_object_get(o, "totals"), "[I,I]", &a, &b) != 0 || a < 0 ||
@@ -211,12 +274,22 @@ perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint6
 			(void)uet_meas_add_rtt_sample(g, (uint64_t)json_integer_value(v));
 	uet_meas_samples_unkept(g, unkept(o, "fct", "fct_offered"),
 				unkept(o, "rtt", "rtt_offered"));
-	json_array_foreach(bins, i, v) {
-		if (json_unpack((json_t *)v, "[I,I,I]", &a, &b, &c) != 0 || a < 0 || b < 0 || c < 0)
-			return UET_ERR_INVAL;
-		if ((a || b || c) &&
+	p[0] = json_string_value(rx);
+	p[1] = json_string_value(tx);
+	p[2] = json_string_value(rt);
+	pend[0] = p[0] + json_string_length(rx);
+	pend[1] = p[1] + json_string_length(tx);
+	pend[2] = p[2] + json_string_length(rt);
+	for (i = 0; i < (size_t)nb; i++) {
+		uint64_t n[3];
+		int k;
+
+		for (k = 0; k < 3; k++)
+			if (next_count(&p[k], pend[k], i + 1 == (size_t)nb, &n[k]) != 0)
+				return UET_ERR_INVAL;
+		if ((n[0] || n[1] || n[2]) &&
 		    uet_meas_timeline_add(g, cfg->start_ns + i * (uint64_t)bin_ns, (uint64_t)bin_ns,
-					  (uint64_t)a, (uint64_t)b, (uint64_t)c) == UET_ERR_INVAL)
+					  n[0], n[1], n[2]) == UET_ERR_INVAL)
 			return UET_ERR_INVAL;
 	}
 	json_array_foreach(ivs, i, v) {

@@ -3,6 +3,7 @@
  * measurement, including a message that arrived whole while its receiver
  * still waited at the start barrier (the CI regression: it read as never
  * received and the flow as pending). */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -149,26 +150,48 @@ test_malformed_export_is_refused(void **state)
 	struct uet_meas *g = make(both, 0);
 	struct uet_ep_stats sum;
 	uint64_t end_ns = 0;
-	json_t *o = json_pack("{s:[[I,I,I,I,i,I,I,I]],s:[],s:[],s:[],s:[],s:[],s:I,s:[I,I]}",
-			      "flows", (json_int_t)7, (json_int_t)0, (json_int_t)1, (json_int_t)-1,
-			      0, (json_int_t)1, (json_int_t)0, (json_int_t)0, "bins", "intervals",
+	json_t *o = json_pack("{s:[[I,I,I,I,i,I,I,I]],s:s,s:s,s:s,s:I,s:[],s:[],s:[],s:[],s:I,"
+			      "s:[I,I]}", "flows", (json_int_t)7, (json_int_t)0, (json_int_t)1,
+			      (json_int_t)-1, 0, (json_int_t)1, (json_int_t)0, (json_int_t)0, "rx_bins",
+			      "", "tx_bins", "", "retx_bins", "", "bins", (json_int_t)0, "intervals",
 			      "evs", "events", "stats", "bin_ns", (json_int_t)100000, "totals",
 			      (json_int_t)0, (json_int_t)0);
 	json_t *ok = perf_export(g, 0), *bad;
+	uint64_t rx, tx, retx;
 
 	(void)state;
 	memset(&sum, 0, sizeof(sum));
 	/* Flow 7 of 2, and a stats array of the wrong length. */
 	assert_int_equal(perf_import(g, &sum, o, &end_ns), UET_ERR_INVAL);
 	assert_false(uet_meas_flows_ok(g));
-	/* A bin at a width the timeline cannot hold, a negative count. */
+	/* A bin at a width the timeline cannot hold; bins' counters as text
+	 * ("5,,7", nothing for 0) that do not hold one number per bin; a
+	 * negative total. */
 	bad = json_deep_copy(ok);
 	json_object_set_new(bad, "bin_ns", json_integer(150000));
-	json_object_set_new(bad, "bins", json_pack("[[I,I,I]]", (json_int_t)0, (json_int_t)0,
-						   (json_int_t)1));
+	json_object_set_new(bad, "bins", json_integer(2));
+	json_object_set_new(bad, "rx_bins", json_string("5,"));
+	json_object_set_new(bad, "tx_bins", json_string(","));
+	json_object_set_new(bad, "retx_bins", json_string(",1"));
 	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
 	json_object_set_new(bad, "bin_ns", json_integer(100000));
 	assert_int_equal(perf_import(g, &sum, bad, &end_ns), 0);
+	uet_meas_bin(g, 0, &rx, &tx, &retx);
+	assert_int_equal(rx, 5);
+	uet_meas_bin(g, 1, &rx, &tx, &retx);
+	assert_int_equal(retx, 1);
+	json_object_set_new(bad, "retx_bins", json_string(",1,"));
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
+	json_object_set_new(bad, "retx_bins", json_string("1"));
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
+	json_object_set_new(bad, "retx_bins", json_string(",-1"));
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
+	json_object_set_new(bad, "retx_bins", json_string(",99999999999999999999"));
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
+	json_object_set_new(bad, "retx_bins", json_string(",1"));
+	json_object_set_new(bad, "bins", json_integer(1 << 30));  /* past max_bins */
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
+	json_object_set_new(bad, "bins", json_integer(2));
 	json_object_set_new(bad, "totals", json_pack("[I,I]", (json_int_t)-1, (json_int_t)0));
 	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
 	json_decref(bad);
@@ -258,6 +281,52 @@ test_long_run_survives_merge(void **state)
 	uet_meas_destroy(g);
 }
 
+/* A long run's timeline crosses the control channel as text, a number per
+ * bin and nothing for 0: 2^20 bins with 7-digit byte counts both ways and
+ * a resend in one bin of 1,000 take 17 bytes a bin (as JSON integers they
+ * took some 60 bytes of memory each at both ends), and come back exact. */
+static void
+test_bins_as_text(void **state)
+{
+	static const bool both[2] = { true, true };
+	struct uet_meas_config c = { .flows = flows, .n_flows = 2, .rank_local = both, .n_ranks = 2,
+				     .ev_base = 1000, .ev_count = 4, .bin_ns = 1000 };
+	struct uet_meas *a, *g;
+	struct uet_ep_stats sum;
+	uint64_t end_ns = 0, i, rx, tx, retx;
+	const size_t nb = 1u << 20;
+	json_t *e;
+	char *text;
+
+	(void)state;
+	assert_int_equal(uet_meas_create(&c, &a), 0);
+	assert_int_equal(uet_meas_create(&c, &g), 0);
+	for (i = 0; i < nb; i++) {
+		assert_int_equal(uet_meas_rx_bytes(a, i * 1000, 1000000 + i), 0);
+		assert_int_equal(uet_meas_tx_bytes(a, i * 1000, 9999999 - i), 0);
+		if (i % 1000 == 7)
+			assert_int_equal(uet_meas_timeline_add(a, i * 1000, 1000, 0, 0, 1), 0);
+	}
+	e = perf_export(a, nb * 1000);
+	text = json_dumps(e, JSON_COMPACT);
+	assert_non_null(text);
+	assert_in_range(strlen(text), nb * 17, nb * 17 + 4096);
+	free(text);
+	memset(&sum, 0, sizeof(sum));
+	assert_int_equal(perf_import(g, &sum, e, &end_ns), 0);
+	assert_int_equal(uet_meas_bin_count(g), nb);
+	for (i = 0; i < nb; i++) {
+		uet_meas_bin(g, i, &rx, &tx, &retx);
+		if (rx != 1000000 + i || tx != 9999999 - i || retx != (i % 1000 == 7))
+			fail_msg("bin %" PRIu64 ": %" PRIu64 " %" PRIu64 " %" PRIu64, i, rx, tx, retx);
+	}
+	uet_meas_totals(g, &rx, &tx);
+	assert_int_equal(rx, nb * 1000000 + nb * (nb - 1) / 2);
+	json_decref(e);
+	uet_meas_destroy(a);
+	uet_meas_destroy(g);
+}
+
 int
 main(void)
 {
@@ -266,6 +335,7 @@ main(void)
 		cmocka_unit_test(test_malformed_export_is_refused),
 		cmocka_unit_test(test_stream_rtts_survive_merge),
 		cmocka_unit_test(test_long_run_survives_merge),
+		cmocka_unit_test(test_bins_as_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
