@@ -36,6 +36,40 @@ make(const bool *local, uint64_t start_ns)
 	return m;
 }
 
+/* Two processes' measurements of workload c on their own clocks, a
+ * (rank 0, keeping at most a_max_fct FCT samples; 0: the default) and b
+ * (rank 1), and the run's g, every rank local. */
+static void
+make_two(struct uet_meas_config c, uint32_t a_max_fct, struct uet_meas **a, struct uet_meas **b,
+	 struct uet_meas **g)
+{
+	static const bool only0[2] = { true, false }, only1[2] = { false, true };
+	static const bool both[2] = { true, true };
+
+	c.rank_local = only0;
+	c.start_ns = START_A_NS;
+	c.max_fct_samples = a_max_fct;
+	assert_int_equal(uet_meas_create(&c, a), 0);
+	c.max_fct_samples = 0;
+	c.rank_local = only1;
+	c.start_ns = START_B_NS;
+	assert_int_equal(uet_meas_create(&c, b), 0);
+	c.rank_local = both;
+	c.start_ns = 0;
+	assert_int_equal(uet_meas_create(&c, g), 0);
+}
+
+/* Two processes' exports, their measurements and the merged one, freed. */
+static void
+free_two(json_t *ea, json_t *eb, struct uet_meas *a, struct uet_meas *b, struct uet_meas *g)
+{
+	json_decref(ea);
+	json_decref(eb);
+	uet_meas_destroy(a);
+	uet_meas_destroy(b);
+	uet_meas_destroy(g);
+}
+
 static void
 test_early_receive_survives_merge(void **state)
 {
@@ -78,11 +112,7 @@ test_early_receive_survives_merge(void **state)
 	assert_int_equal(uet_meas_fct(g, &fct), 0);
 	assert_int_equal(fct.count, 2);
 
-	json_decref(ea);
-	json_decref(eb);
-	uet_meas_destroy(a);
-	uet_meas_destroy(b);
-	uet_meas_destroy(g);
+	free_two(ea, eb, a, b, g);
 }
 
 /* A ping-pong for a duration: the pinger's process took the round trips
@@ -92,8 +122,6 @@ test_early_receive_survives_merge(void **state)
 static void
 test_stream_rtts_survive_merge(void **state)
 {
-	static const bool only0[2] = { true, false }, only1[2] = { false, true };
-	static const bool both[2] = { true, true };
 	const struct uet_meas_flow pp[2] = {
 		{ .src = 0, .dst = 1, .size_bytes = 64 },
 		{ .src = 1, .dst = 0, .size_bytes = 64, .step = 1 },
@@ -108,17 +136,7 @@ test_stream_rtts_survive_merge(void **state)
 	json_t *ea, *eb;
 
 	(void)state;
-	c.rank_local = only0;
-	c.start_ns = START_A_NS;
-	c.max_fct_samples = 2;
-	assert_int_equal(uet_meas_create(&c, &a), 0);
-	c.max_fct_samples = 0;
-	c.rank_local = only1;
-	c.start_ns = START_B_NS;
-	assert_int_equal(uet_meas_create(&c, &b), 0);
-	c.rank_local = both;
-	c.start_ns = 0;
-	assert_int_equal(uet_meas_create(&c, &g), 0);
+	make_two(c, 2, &a, &b, &g);
 	assert_int_equal(uet_meas_msg_acked(a, 0, START_A_NS + 10, START_A_NS + 900, 0), 0);
 	assert_int_equal(uet_meas_add_rtt_sample(a, 2000), 0);
 	assert_int_equal(uet_meas_add_rtt_sample(a, 4000), 0);
@@ -136,11 +154,7 @@ test_stream_rtts_survive_merge(void **state)
 	assert_int_equal(uet_meas_fct(g, &f), 0);
 	assert_int_equal(f.count, 2);
 	assert_int_equal(f.max_ns, 890);
-	json_decref(ea);
-	json_decref(eb);
-	uet_meas_destroy(a);
-	uet_meas_destroy(b);
-	uet_meas_destroy(g);
+	free_two(ea, eb, a, b, g);
 }
 
 static void
@@ -209,8 +223,6 @@ test_malformed_export_is_refused(void **state)
 static void
 test_long_run_survives_merge(void **state)
 {
-	static const bool only0[2] = { true, false }, only1[2] = { false, true };
-	static const bool both[2] = { true, true };
 	struct uet_meas_config c = { .flows = flows, .n_flows = 2, .n_ranks = 2, .ev_base = 1000,
 				     .ev_count = 4, .repeat = true, .bin_ns = 1000,
 				     .interval_ns = 10000, .omit_ns = 10000, .max_bins = 64 };
@@ -221,15 +233,7 @@ test_long_run_survives_merge(void **state)
 	json_t *ea, *eb;
 
 	(void)state;
-	c.rank_local = only0;
-	c.start_ns = START_A_NS;
-	assert_int_equal(uet_meas_create(&c, &a), 0);
-	c.rank_local = only1;
-	c.start_ns = START_B_NS;
-	assert_int_equal(uet_meas_create(&c, &b), 0);
-	c.rank_local = both;
-	c.start_ns = 0;
-	assert_int_equal(uet_meas_create(&c, &g), 0);
+	make_two(c, 0, &a, &b, &g);
 	for (i = 0; i < 200; i++)   /* A: 100 B every us for 200 us */
 		assert_int_equal(uet_meas_rx_bytes(a, START_A_NS + i * 1000, 100), 0);
 	for (i = 0; i < 50; i++)    /* B: 50 B every 2 us for 100 us */
@@ -274,11 +278,7 @@ test_long_run_survives_merge(void **state)
 		assert_int_equal(iv.omitted, i == 0);
 	}
 	assert_int_equal(uet_meas_bad(g)->timeline_full, 0);
-	json_decref(ea);
-	json_decref(eb);
-	uet_meas_destroy(a);
-	uet_meas_destroy(b);
-	uet_meas_destroy(g);
+	free_two(ea, eb, a, b, g);
 }
 
 /* A long run's timeline crosses the control channel as text, a number per
