@@ -54,7 +54,7 @@ struct ctrl {
 	uint32_t timeout_ms; /* of the opening, for its messages */
 	/* ctrl_watch: per fd index, something other than a stop notice waits
 	 * there (a result sent before this process ended its run, or the
-	 * peer's end): leave it to ctrl_allgather, and look no more. */
+	 * peer's end): leave it to the gather, and look no more. */
 	bool *watch_skip;
 	struct pollfd *watch_pfd; /* ctrl_watch's poll set, and its fd indices */
 	uint32_t *watch_idx;
@@ -475,7 +475,7 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms)
 			continue;
 		i = idx[k];
 		/* Look without taking: anything but a whole stop notice stays
-		 * where it is for ctrl_allgather. */
+		 * where it is for the gather. */
 		got = recv(c->fds[i], buf, sizeof(buf) - 1, MSG_PEEK | MSG_DONTWAIT);
 		if (got < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;

@@ -46,9 +46,10 @@ bool ctrl_interrupted(void);
  * told). ctrl_watch: waits up to wait_ms for a stop notice and returns the
  * process that was interrupted (rank 0 passes the notice on), or -1;
  * anything else that arrives (a result sent by a process that ended its
- * run first) is left for ctrl_allgather, which skips stop notices that
- * come late. ctrl_watch_reset before each run. Not thread-safe against
- * other calls on c: one thread watches while the run goes, none after. */
+ * run first) is left for the gather (ctrl_gather, ctrl_bcast), which
+ * skips stop notices that come late. ctrl_watch_reset before each run.
+ * Not thread-safe against other calls on c: one thread watches while the
+ * run goes, none after. */
 int ctrl_send_stop(struct ctrl *c);
 void ctrl_watch_reset(struct ctrl *c);
 int ctrl_watch(struct ctrl *c, uint32_t wait_ms);
