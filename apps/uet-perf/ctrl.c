@@ -15,9 +15,9 @@
 #include "ctrl.h"
 
 /* A message longer is refused (a peer confused about the length). The
- * largest is a run's merged measurement: a timeline of up to 2^22 bins of
- * three counters, about 21 characters a bin at most (merge.c), 1 M FCT
- * samples and the flows. */
+ * largest is a run's merged measurement: a timeline of up to 2^20 bins (by
+ * default; max_bins, report.h) of three counters, about 21 characters a
+ * bin at most (merge.c), 1 M FCT samples and the flows. */
 #define MAX_MSG_BYTES (256u << 20)
 /* A wait looks at the stop flag this often: the signal may be delivered to
  * another thread, and then poll() is never interrupted here. */

@@ -42,7 +42,7 @@
 
 #define UET_MEAS_DEFAULT_BIN_NS 100000ULL    /* 100 us */
 /* Timeline bins, and intervals, kept: past it the timeline's bins widen. */
-#define UET_MEAS_DEFAULT_MAX_BINS (1U << 22)  /* 419 s at 100 us, <= 96 MiB */
+#define UET_MEAS_DEFAULT_MAX_BINS (1U << 20)  /* 105 s at 100 us, <= 24 MiB */
 #define UET_MEAS_DEFAULT_MAX_EVENTS 65536U
 #define UET_MEAS_DEFAULT_MAX_FCT (1U << 22)   /* 32 MiB of samples */
 #define UET_MEAS_EVENT_KIND_MAX 32   /* bytes with the NUL; longer is cut */

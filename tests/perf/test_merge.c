@@ -214,7 +214,7 @@ test_malformed_export_is_refused(void **state)
 	uet_meas_destroy(g);
 }
 
-/* A run longer than the timeline's bins (max_bins 64 here, 419 s at the
+/* A run longer than the timeline's bins (max_bins 64 here, 105 s at the
  * defaults), with a warm-up: the processes' timelines widened to
  * different widths, and the gathered one holds every byte and resend at
  * the widest; the intervals and the totals come over exactly as each
