@@ -33,63 +33,80 @@ rel_or_neg(uint64_t t, uint64_t start)
 	return t > start ? (json_int_t)(t - start) : 0;
 }
 
-/* Streams' FCTs or round trips: the kept samples, thinned to at most
- * MAX_EXPORT_FCT evenly (the control channel carries them). */
+/* Numbers as one JSON string, "5,,7": each in decimal, nothing for 0,
+ * comma-separated. A long run has millions of timeline bins and up to a
+ * million FCTs, which as JSON integers would cost tens of bytes of memory
+ * each at both ends of the control channel. */
+struct numtext {
+	FILE *f;
+	char *buf;
+	size_t len, n;
+};
+
+static bool
+numtext_open(struct numtext *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->f = open_memstream(&t->buf, &t->len);
+	return t->f != NULL;
+}
+
+static void
+numtext_put(struct numtext *t, uint64_t v)
+{
+	if (t->n++ > 0)
+		fputc(',', t->f);
+	if (v != 0)
+		fprintf(t->f, "%" PRIu64, v);
+}
+
+/* The string, NULL when out of memory; t is closed. */
 static json_t *
-export_samples(const uint64_t *v, size_t n)
+numtext_close(struct numtext *t)
+{
+	json_t *j = NULL;
+
+	if (fclose(t->f) == 0)
+		j = json_stringn_nocheck(t->buf, t->len);
+	free(t->buf);
+	return j;
+}
+
+/* Streams' FCTs or round trips (key): the kept samples, thinned to at
+ * most MAX_EXPORT_FCT evenly, and how many (key_n). */
+static void
+export_samples(json_t *o, const char *key, const char *key_n, const uint64_t *v, size_t n)
 {
 	size_t i, step = n > MAX_EXPORT_FCT ? (n + MAX_EXPORT_FCT - 1) / MAX_EXPORT_FCT : 1;
-	json_t *a = json_array();
+	struct numtext t;
 
+	if (!numtext_open(&t))
+		return;
 	for (i = 0; i < n; i += step)
-		json_array_append_new(a, json_integer((json_int_t)v[i]));
-	return a;
+		numtext_put(&t, v[i]);
+	json_object_set_new(o, key_n, json_integer((json_int_t)t.n));
+	json_object_set_new(o, key, numtext_close(&t));
 }
 
-/* How many of the samples an export counts (offered_key) it did not carry
- * (key). */
-static uint64_t
-unkept(const json_t *o, const char *key, const char *offered_key)
-{
-	json_int_t offered = json_integer_value(json_object_get(o, offered_key));
-	size_t n = json_array_size(json_object_get(o, key));
-
-	return offered > 0 && (uint64_t)offered > n ? (uint64_t)offered - n : 0;
-}
-
-/* One counter of every timeline bin (0 rx, 1 tx, 2 resends) as one string,
- * "5,,7": a number per bin, nothing for 0. A long run has millions of
- * bins, which as JSON integers would cost tens of bytes of memory each at
- * both ends of the control channel; NULL when out of memory. */
+/* One counter of every timeline bin (0 rx, 1 tx, 2 resends). */
 static json_t *
 bins_text(const struct uet_meas *m, size_t nb, int field)
 {
-	char *buf = NULL;
-	size_t len = 0, i;
-	FILE *f = open_memstream(&buf, &len);
-	json_t *j;
+	struct numtext t;
+	size_t i;
 
-	if (f == NULL)
+	if (!numtext_open(&t))
 		return NULL;
 	for (i = 0; i < nb; i++) {
 		uint64_t v[3];
 
 		uet_meas_bin(m, i, &v[0], &v[1], &v[2]);
-		if (i > 0)
-			fputc(',', f);
-		if (v[field] != 0)
-			fprintf(f, "%" PRIu64, v[field]);
+		numtext_put(&t, v[field]);
 	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	j = json_stringn_nocheck(buf, len);
-	free(buf);
-	return j;
+	return numtext_close(&t);
 }
 
-/* The next number of a bins_text string at *p (end: its end), 0 for an
+/* The next number of a numtext string at *p (end: its end), 0 for an
  * empty one; -1 when it is not a number followed by ',' (or, the last, by
  * the end). */
 static int
@@ -111,6 +128,38 @@ next_count(const char **p, const char *end, bool last, uint64_t *out)
 	if (last ? s != end : s >= end || *s != ',')
 		return -1;
 	*p = last ? s : s + 1;
+	return 0;
+}
+
+/* The samples export_samples wrote under key (key_n of them), each given
+ * to add; how many of offered_key it did not carry go to *unkept. 0 or -1
+ * (malformed). */
+static int
+import_samples(struct uet_meas *g, const json_t *o, const char *key, const char *key_n,
+	       const char *offered_key, int (*add)(struct uet_meas *, uint64_t),
+	       uint64_t *unkept)
+{
+	const json_t *t = json_object_get(o, key);
+	json_int_t n = json_integer_value(json_object_get(o, key_n));
+	json_int_t offered = json_integer_value(json_object_get(o, offered_key));
+	const char *p, *end;
+	json_int_t i;
+	uint64_t v;
+
+	*unkept = 0;
+	if (t == NULL)
+		return 0;
+	if (!json_is_string(t) || n < 0 || n > MAX_EXPORT_FCT)
+		return -1;
+	p = json_string_value(t);
+	end = p + json_string_length(t);
+	for (i = 0; i < n; i++) {
+		if (next_count(&p, end, i + 1 == n, &v) != 0)
+			return -1;
+		(void)add(g, v);
+	}
+	if (offered > n)
+		*unkept = (uint64_t)(offered - n);
 	return 0;
 }
 
@@ -144,10 +193,10 @@ perf_export(const struct uet_meas *m, uint64_t end_ns)
 		size_t n;
 		const uint64_t *v = uet_meas_fct_samples(m, &n, &offered);
 
-		json_object_set_new(o, "fct", export_samples(v, n));
+		export_samples(o, "fct", "fct_n", v, n);
 		json_object_set_new(o, "fct_offered", json_integer((json_int_t)offered));
 		v = uet_meas_rtt_samples(m, &n, &offered);
-		json_object_set_new(o, "rtt", export_samples(v, n));
+		export_samples(o, "rtt", "rtt_n", v, n);
 		json_object_set_new(o, "rtt_offered", json_integer((json_int_t)offered));
 	}
 	for (i = 0; i < niv; i++) {
@@ -224,6 +273,7 @@ perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint6
 	json_int_t e, a, b, c, bin_ns = json_integer_value(json_object_get(o, "bin_ns"));
 	json_int_t nb = json_integer_value(json_object_get(o, "bins"));
 	const char *p[3], *pend[3];
+	uint64_t un_fct, un_rtt;
 	size_t i;
 
 	if (!json_is_array(flows) || !json_is_string(rx) || !json_is_string(tx) ||
@@ -266,14 +316,12 @@ perf_import(struct uet_meas *g, struct uet_ep_stats *sum, const json_t *o, uint6
 		if (rd >= 0)
 			(void)uet_meas_recv_done(g, (uint32_t)id, cfg->start_ns + (uint64_t)rd);
 	}
-	json_array_foreach(json_object_get(o, "fct"), i, v)
-		if (json_integer_value(v) >= 0)
-			(void)uet_meas_add_fct_sample(g, (uint64_t)json_integer_value(v));
-	json_array_foreach(json_object_get(o, "rtt"), i, v)
-		if (json_integer_value(v) >= 0)
-			(void)uet_meas_add_rtt_sample(g, (uint64_t)json_integer_value(v));
-	uet_meas_samples_unkept(g, unkept(o, "fct", "fct_offered"),
-				unkept(o, "rtt", "rtt_offered"));
+	if (import_samples(g, o, "fct", "fct_n", "fct_offered", uet_meas_add_fct_sample,
+			   &un_fct) != 0 ||
+	    import_samples(g, o, "rtt", "rtt_n", "rtt_offered", uet_meas_add_rtt_sample,
+			   &un_rtt) != 0)
+		return UET_ERR_INVAL;
+	uet_meas_samples_unkept(g, un_fct, un_rtt);
 	p[0] = json_string_value(rx);
 	p[1] = json_string_value(tx);
 	p[2] = json_string_value(rt);

@@ -206,6 +206,18 @@ test_malformed_export_is_refused(void **state)
 	json_object_set_new(bad, "bins", json_integer(1 << 30));  /* past max_bins */
 	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
 	json_object_set_new(bad, "bins", json_integer(2));
+	/* FCT samples as text: as many numbers as fct_n says. */
+	json_object_set_new(bad, "fct_n", json_integer(3));
+	json_object_set_new(bad, "fct", json_string("5,,7"));
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), 0);
+	json_object_set_new(bad, "fct", json_string("5,7"));
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
+	json_object_set_new(bad, "fct", json_string("5,x,7"));
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
+	json_object_set_new(bad, "fct", json_pack("[I,I,I]", (json_int_t)5, (json_int_t)0,
+						  (json_int_t)7));
+	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
+	json_object_del(bad, "fct");
 	json_object_set_new(bad, "totals", json_pack("[I,I]", (json_int_t)-1, (json_int_t)0));
 	assert_int_equal(perf_import(g, &sum, bad, &end_ns), UET_ERR_INVAL);
 	json_decref(bad);
