@@ -1232,11 +1232,17 @@ perf_run_one(struct perf_ctx *c, const struct uet_wl_spec *spec, struct perf_res
 				     p->stop_why != NULL ? p->stop_why : "SIGINT/SIGTERM");
 	if (res->stalled)
 		(void)uet_meas_event(w0->meas, w0->now, "stalled", "no progress");
-	/* The last, partial interval, when intervals were shown at all and
-	 * it is long enough to mean something. */
-	if (p->interval_ns && p->hooks.interval != NULL && wt.iv_start_ns > 0 &&
-	    rel(c, w0->now) >= wt.iv_start_ns + p->interval_ns / 10)
-		emit_interval(c, &wt, rel(c, w0->now));
+	/* The last, partial interval, when intervals were shown at all,
+	 * unless, as iperf3 has it, it is shorter than a tenth of an interval
+	 * and nothing moved in it (the report's rule too). */
+	if (p->interval_ns && p->hooks.interval != NULL && wt.iv_start_ns > 0) {
+		uint64_t rx, tx, retx, prog;
+
+		live_sum(c, &rx, &tx, &retx, &prog);
+		if (rel(c, w0->now) >= wt.iv_start_ns + p->interval_ns / 10 || rx != wt.rx ||
+		    tx != wt.tx || retx != wt.retx)
+			emit_interval(c, &wt, rel(c, w0->now));
+	}
 	/* Peers may still need our ACKs until they are done too. A peer that
 	 * is gone by now does not take this process's report with it: the
 	 * run is measured, only not confirmed. */

@@ -523,6 +523,25 @@ end_json(const struct uet_meas *m, const struct uet_report_info *info,
 	return end;
 }
 
+/* The intervals a report shows up to end_ns: with the last, partial one,
+ * unless, as iperf3 has it, that one is shorter than a tenth of an
+ * interval and counted nothing (the microseconds between a run's end and
+ * its report). */
+static size_t
+shown_intervals(const struct uet_meas *m, uint64_t end_ns)
+{
+	size_t n = uet_meas_interval_count(m, end_ns, true);
+	struct uet_meas_interval iv;
+
+	if (n == 0 || n == uet_meas_interval_count(m, end_ns, false))
+		return n;
+	uet_meas_interval_get(m, n - 1, end_ns, &iv);
+	if ((iv.end_ns - iv.start_ns) * 10 < uet_meas_config(m)->interval_ns &&
+	    iv.rx_bytes == 0 && iv.tx_bytes == 0 && iv.retx_pkts == 0)
+		n--;
+	return n;
+}
+
 static json_t *
 intervals_json(const struct uet_meas *m, size_t from, size_t to,
 	       uint64_t now_ns)
@@ -548,9 +567,7 @@ uet_report_json(const struct uet_meas *m, const struct uet_report_info *info,
 		return NULL;
 	r = json_pack("{s:o,s:o,s:o}", "start", start_json(m, info),
 		      "intervals",
-		      intervals_json(m, 0,
-				     uet_meas_interval_count(m, end_ns, true),
-				     end_ns),
+		      intervals_json(m, 0, shown_intervals(m, end_ns), end_ns),
 		      "end", end_json(m, info, end_ns));
 	if (r != NULL && info && info->error &&
 	    put(r, "error", json_string(info->error)) != 0) {
@@ -607,7 +624,7 @@ static int
 stream_upto(struct uet_report_stream *s, const struct uet_meas *m,
 	    uint64_t now_ns, bool partial)
 {
-	size_t n = uet_meas_interval_count(m, now_ns, partial);
+	size_t n = partial ? shown_intervals(m, now_ns) : uet_meas_interval_count(m, now_ns, false);
 	int done = 0, rc;
 
 	for (; s->intervals_done < n; s->intervals_done++, done++) {

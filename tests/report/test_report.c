@@ -498,6 +498,38 @@ test_json_stream(void **state)
 	uet_meas_destroy(m);
 }
 
+/* How many intervals a report shows at end_ns. */
+static size_t
+shown(const struct uet_meas *m, uint64_t end_ns)
+{
+	json_t *r = uet_report_json(m, NULL, end_ns);
+	size_t n;
+
+	assert_non_null(r);
+	n = json_array_size(json_object_get(r, "intervals"));
+	json_decref(r);
+	return n;
+}
+
+/* A report's last, partial interval is left out, as iperf3 does, when it
+ * is shorter than a tenth of an interval (100 us here) and counted
+ * nothing: the scenario's last bytes came at 210 us. */
+static void
+test_short_empty_tail_interval(void **state)
+{
+	struct uet_meas *m = scenario(7);
+
+	(void)state;
+	assert_int_equal(shown(m, START_NS + 300000), 3);
+	assert_int_equal(shown(m, START_NS + 300029), 3);
+	assert_int_equal(shown(m, START_NS + 309999), 3);
+	assert_int_equal(shown(m, START_NS + 310000), 4);  /* a tenth: kept */
+	assert_int_equal(shown(m, START_NS + 250000), 3);  /* cut, not empty */
+	assert_int_equal(uet_meas_rx_bytes(m, START_NS + 300010, 1), 0);
+	assert_int_equal(shown(m, START_NS + 300029), 4);  /* short, not empty */
+	uet_meas_destroy(m);
+}
+
 static void
 test_csv_timeline(void **state)
 {
@@ -818,6 +850,7 @@ main(void)
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_json_deterministic),
 		cmocka_unit_test(test_json_stream),
+		cmocka_unit_test(test_short_empty_tail_interval),
 		cmocka_unit_test(test_csv_timeline),
 		cmocka_unit_test(test_csv_flows),
 		cmocka_unit_test(test_busbw_factor_and_coll_row),
