@@ -444,14 +444,17 @@ widen(struct uet_meas *m)
 static int
 bin_at(struct uet_meas *m, uint64_t now_ns, struct bin **out)
 {
-	uint64_t rel;
+	uint64_t rel, idx;
 
 	if (now_ns < m->cfg.start_ns)
 		return UET_ERR_INVAL;
 	rel = now_ns - m->cfg.start_ns;
-	while (rel / m->bin_ns >= m->cfg.max_bins && m->bin_ns <= UINT64_MAX / 2)
+	idx = rel / m->bin_ns;
+	while (idx >= m->cfg.max_bins && m->bin_ns <= UINT64_MAX / 2) {
 		widen(m);
-	return series_at(&m->bins, rel / m->bin_ns, m->cfg.max_bins, out);
+		idx = rel / m->bin_ns;
+	}
+	return series_at(&m->bins, idx, m->cfg.max_bins, out);
 }
 
 /* Counts at now_ns into its timeline bin and its interval. UET_ERR_INVAL
