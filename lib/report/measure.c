@@ -48,6 +48,14 @@ struct series {
 	size_t cap, used;
 };
 
+/* The slot of a series that a sample fell in last, from lo_ns (relative to
+ * start_ns): the next sample most likely falls there too, and is counted
+ * without a division (uet-perf's lcores count every packet). */
+struct slot_hint {
+	uint64_t lo_ns, idx;
+	bool ok;
+};
+
 /* Samples of a duration run, a uniform reservoir once past the cap. */
 struct samples {
 	uint64_t *v;
@@ -63,6 +71,7 @@ struct uet_meas {
 	struct series bins;
 	uint64_t bin_ns;
 	struct series ivs; /* one per cfg.interval_ns, when set */
+	struct slot_hint bin_hint, iv_hint;
 	uint64_t rx_total, tx_total;
 	struct uet_meas_event *events;
 	size_t n_events, events_cap;
@@ -436,6 +445,7 @@ widen(struct uet_meas *m)
 	}
 	s->used = (s->used + 1) / 2;
 	m->bin_ns *= 2;
+	m->bin_hint.ok = false;
 }
 
 /* The timeline bin of now_ns, widening the bins while now_ns lies past
@@ -464,19 +474,31 @@ static int
 count_at(struct uet_meas *m, uint64_t now_ns, const struct bin *add)
 {
 	struct bin *b;
-	int rc = bin_at(m, now_ns, &b);
+	uint64_t rel;
+	int rc = 0;
 
-	if (rc == UET_ERR_INVAL)
-		return rc;
-	if (rc == 0)
+	if (now_ns < m->cfg.start_ns)
+		return UET_ERR_INVAL;
+	rel = now_ns - m->cfg.start_ns;
+	if (m->bin_hint.ok && rel - m->bin_hint.lo_ns < m->bin_ns) {
+		bin_add(&m->bins.v[m->bin_hint.idx], add);
+	} else if ((rc = bin_at(m, now_ns, &b)) == 0) {
 		bin_add(b, add);
-	if (m->cfg.interval_ns != 0) {
-		uint64_t i = (now_ns - m->cfg.start_ns) / m->cfg.interval_ns;
-
-		if (series_at(&m->ivs, i, m->cfg.max_bins, &b) == 0)
-			bin_add(b, add);
-		else
-			rc = UET_ERR_NOBUFS;
+		m->bin_hint.idx = (uint64_t)(b - m->bins.v);
+		m->bin_hint.lo_ns = m->bin_hint.idx * m->bin_ns;
+		m->bin_hint.ok = true;
+	}
+	if (m->cfg.interval_ns == 0) {
+		/* no intervals */
+	} else if (m->iv_hint.ok && rel - m->iv_hint.lo_ns < m->cfg.interval_ns) {
+		bin_add(&m->ivs.v[m->iv_hint.idx], add);
+	} else if (series_at(&m->ivs, rel / m->cfg.interval_ns, m->cfg.max_bins, &b) == 0) {
+		bin_add(b, add);
+		m->iv_hint.idx = (uint64_t)(b - m->ivs.v);
+		m->iv_hint.lo_ns = m->iv_hint.idx * m->cfg.interval_ns;
+		m->iv_hint.ok = true;
+	} else {
+		rc = UET_ERR_NOBUFS;
 	}
 	if (rc != 0)
 		m->bad.timeline_full++;
