@@ -86,13 +86,12 @@ incast() {
 }
 
 memif() {
-	local sock="$TMP/memif.sock" other=$((1 - HOG_CORE)) i
+	local sock="$TMP/memif.sock" other=$((1 - HOG_CORE))
 	rm -f "$sock"
 	timeout $((T + 30)) "$PERF" "${EAL[@]}" -l "$HOG_CORE" --file-prefix "${TAG}s" \
 		--vdev="net_memif0,role=server,socket=$sock,bsize=8192" -- \
 		--server --endpoint port=0,ip=10.98.0.1 "${APP[@]}" >"$TMP/memif-srv-$1.txt" 2>&1 &
-	# the client's port connects once, when it starts: wait for the socket
-	for i in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+	wait_memif "$sock"
 	timeout $((T + 30)) "$PERF" "${EAL[@]}" -l "$other" --file-prefix "${TAG}c" \
 		--vdev="net_memif0,role=client,socket=$sock,bsize=8192" -- \
 		--client 127.0.0.1 --endpoint port=0,ip=10.98.0.2 "${APP[@]}" \
