@@ -534,24 +534,24 @@ recv_result(struct ctrl *c, uint32_t i, uint64_t deadline)
 	}
 }
 
-json_t *
-ctrl_gather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, size_t errlen)
+int
+ctrl_gather_each(struct ctrl *c, json_t *mine, uint32_t timeout_ms,
+		 void (*take)(void *ctx, uint32_t rank, json_t *msg), void *ctx, char *err,
+		 size_t errlen)
 {
 	uint64_t deadline = mono_ms() + timeout_ms;
-	json_t *all;
 	uint32_t r;
 
 	if (c->rank != 0) {
 		if (send_msg(c->fds[0], mine, deadline) != 0) {
 			snprintf(err, errlen, "control channel: %s",
 				 stopped ? "interrupted (SIGINT/SIGTERM)" : "lost rank 0");
-			return NULL;
+			return -1;
 		}
-		return json_null();
+		return 0;
 	}
-	all = json_array();
-	json_array_append(all, mine);
-	/* Peers answer in any order; collect in rank order, each with its
+	take(ctx, 0, mine);
+	/* Peers answer in any order; take them in rank order, each with its
 	 * own deadline share. */
 	for (r = 1; r < c->nranks; r++) {
 		json_t *j = recv_result(c, r, deadline);
@@ -563,10 +563,29 @@ ctrl_gather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, size_t
 			else
 				snprintf(err, errlen, "control channel: rank %u did not report "
 					 "within %.1f s", r, timeout_ms / 1e3);
-			json_decref(all);
-			return NULL;
+			return -1;
 		}
-		json_array_append_new(all, j);
+		take(ctx, r, j);
+		json_decref(j);
+	}
+	return 0;
+}
+
+static void
+take_append(void *ctx, uint32_t rank, json_t *msg)
+{
+	(void)rank;
+	json_array_append((json_t *)ctx, msg);
+}
+
+json_t *
+ctrl_gather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, size_t errlen)
+{
+	json_t *all = c->rank == 0 ? json_array() : json_null();
+
+	if (ctrl_gather_each(c, mine, timeout_ms, take_append, all, err, errlen) != 0) {
+		json_decref(all);
+		return NULL;
 	}
 	return all;
 }

@@ -56,6 +56,13 @@ int ctrl_watch(struct ctrl *c, uint32_t wait_ms);
 uint32_t ctrl_rank(const struct ctrl *c);
 uint32_t ctrl_nranks(const struct ctrl *c);
 
+/* Gather at rank 0, one message at a time: there, take(ctx, r, msg) for
+ * each rank r in order (its own mine first; msg is borrowed for the call);
+ * elsewhere, mine is sent. 0, or -1 with a reason in err. mine is not
+ * stolen. */
+int ctrl_gather_each(struct ctrl *c, json_t *mine, uint32_t timeout_ms,
+		     void (*take)(void *ctx, uint32_t rank, json_t *msg), void *ctx, char *err,
+		     size_t errlen);
 /* Gather at rank 0: there, a new JSON array of nranks objects, the one of
  * rank r at index r; elsewhere, once mine is sent, JSON null. NULL with a
  * reason in err. mine is not stolen. */

@@ -732,103 +732,105 @@ set_verbosity(uint32_t v)
 		(void)rte_log_set_level_pattern("uet.*", v >= 2 ? RTE_LOG_DEBUG : RTE_LOG_INFO);
 }
 
-/* Rank 0: the run's measurement from every process's export (all, in
- * process order), exported in turn with the processes' clocks ("clock":
- * for each rank, the process whose clock its times are on, -1 for none),
- * or {"error": why}. */
-static json_t *
-merge_exports(const struct perf_result *res, json_t *all)
-{
-	uint32_t hosts = res->wl->hosts, *clock = malloc(((size_t)hosts + 1) * sizeof(*clock)), r;
-	json_t *e, *v, *merged, *cj;
-	struct uet_meas *g = NULL;
+/* Rank 0 replays each process's export into the run's measurement as it
+ * arrives, so that it holds one at a time. */
+struct merging {
+	struct uet_meas *g;
 	struct uet_ep_stats sum;
-	uint64_t end_ns = 0;
+	uint64_t end_ns;
+};
+
+static void
+merge_one(void *ctx, uint32_t proc, json_t *msg)
+{
+	struct merging *mg = ctx;
+
+	if (perf_import(mg->g, &mg->sum, msg, &mg->end_ns) != 0)
+		fprintf(stderr, "uet-perf: process %u sent a malformed result\n", proc);
+}
+
+/* clock[r] (hosts entries): the process whose clock rank r's times are on,
+ * UINT32_MAX for none, from every process's list of its ranks. Each
+ * process's times are relative to its own start (the end of the start
+ * barrier). NULL on error, with the reason in err. */
+static uint32_t *
+rank_clocks(struct app *a, uint32_t hosts, char *err, size_t errlen)
+{
+	uint32_t *clock = malloc(((size_t)hosts + 1) * sizeof(*clock)), r;
+	json_t *mine = json_object(), *ranks = json_array(), *all, *e, *v;
 	size_t j, i;
 
-	if (clock == NULL)
-		return json_pack("{s:s}", "error", "out of memory for the run's measurement");
+	for (r = 0; r < a->plan.nranks; r++)
+		if (a->plan.local[r])
+			json_array_append_new(ranks, json_integer(r));
+	json_object_set_new(mine, "ranks", ranks);
+	all = clock != NULL ? ctrl_allgather(a->ctrl, mine, barrier_ms(a), err, errlen) : NULL;
+	json_decref(mine);
+	if (all == NULL) {
+		if (clock == NULL)
+			snprintf(err, errlen, "out of memory for the run's measurement");
+		free(clock);
+		return NULL;
+	}
 	for (r = 0; r < hosts; r++)
 		clock[r] = UINT32_MAX;
 	json_array_foreach(all, j, e)
 		json_array_foreach(json_object_get(e, "ranks"), i, v)
 			if (json_integer_value(v) >= 0 && json_integer_value(v) < hosts)
 				clock[json_integer_value(v)] = (uint32_t)j;
-	if (global_meas(res->wl, uet_meas_config(res->meas), clock, &g) != 0) {
-		free(clock);
-		return json_pack("{s:s}", "error", "out of memory for the run's measurement");
-	}
-	memset(&sum, 0, sizeof(sum));
-	json_array_foreach(all, j, e)
-		if (perf_import(g, &sum, e, &end_ns) != 0)
-			fprintf(stderr, "uet-perf: process %zu sent a malformed result\n", j);
-	/* The processes' bins and intervals hold their resends. */
-	(void)uet_meas_set_ep_stats(g, UET_MEAS_NO_TIME, &sum);
-	merged = perf_export(g, end_ns);
-	cj = json_array();
-	for (r = 0; r < hosts; r++)
-		json_array_append_new(cj, json_integer(clock[r] == UINT32_MAX ? -1 : (json_int_t)clock[r]));
-	json_object_set_new(merged, "clock", cj);
-	uet_meas_destroy(g);
-	free(clock);
-	return merged;
+	json_decref(all);
+	return clock;
 }
 
 /*
  * Gather every process's measurement into one of the whole run. Each
- * process sends its export to rank 0, which merges them and sends the
- * merged export back to every process (itself included, in effect): each
- * replays that one into the measurement it reports, so every process
- * prints the same report of the whole run, and what crosses the control
- * channel or sits in a process's memory is one or two exports, not one
- * per process (a long run's timeline has millions of bins).
+ * process sends its export to rank 0, which replays them into one as they
+ * arrive and sends that one's export back to every process (itself
+ * included, in effect): each replays it into the measurement it reports,
+ * so every process prints the same report of the whole run, and what
+ * crosses the control channel or sits in a process's memory is one or two
+ * exports, not one per process (a long run's timeline has millions of
+ * bins).
  */
 static struct uet_meas *
 gather(struct app *a, const struct perf_result *res, uint64_t *end_ns, char *err,
        size_t errlen)
 {
-	json_t *mine = perf_export(res->meas, res->end_ns), *all, *merged = NULL, *got, *v;
-	uint32_t hosts = res->wl->hosts, *clock, r;
+	uint32_t hosts = res->wl->hosts, *clock = rank_clocks(a, hosts, err, errlen);
+	const struct uet_meas_config *lc = uet_meas_config(res->meas);
+	struct merging mg = { .g = NULL };
+	json_t *mine, *merged = NULL, *got;
 	struct uet_meas *g = NULL;
 	struct uet_ep_stats sum;
-	size_t i;
+	int rc;
 
-	/* Each process's times are on its own clock (t = 0 where it left the
-	 * start barrier): say whose ranks they are. */
-	v = json_array();
-	for (r = 0; r < a->plan.nranks; r++)
-		if (a->plan.local[r])
-			json_array_append_new(v, json_integer(r));
-	json_object_set_new(mine, "ranks", v);
-	all = ctrl_gather(a->ctrl, mine, barrier_ms(a), err, errlen);
-	json_decref(mine);
-	if (all == NULL)
+	if (clock == NULL)
 		return NULL;
-	if (ctrl_rank(a->ctrl) == 0)
-		merged = merge_exports(res, all);
-	json_decref(all);
-	got = ctrl_bcast(a->ctrl, merged, barrier_ms(a), err, errlen);
-	json_decref(merged);
-	if (got == NULL)
-		return NULL;
-	if (json_is_string(json_object_get(got, "error"))) {
-		snprintf(err, errlen, "%s", json_string_value(json_object_get(got, "error")));
-		json_decref(got);
-		return NULL;
-	}
-	clock = malloc(((size_t)hosts + 1) * sizeof(*clock));
-	if (clock == NULL || json_array_size(json_object_get(got, "clock")) != hosts) {
-		snprintf(err, errlen, clock == NULL ? "out of memory for the run's measurement"
-						    : "control channel: rank 0 sent a malformed result");
+	if (ctrl_rank(a->ctrl) == 0 && global_meas(res->wl, lc, clock, &mg.g) != 0) {
 		free(clock);
-		json_decref(got);
+		snprintf(err, errlen, "out of memory for the run's measurement");
 		return NULL;
 	}
-	json_array_foreach(json_object_get(got, "clock"), i, v)
-		clock[i] = json_integer_value(v) >= 0 ? (uint32_t)json_integer_value(v) : UINT32_MAX;
+	mine = perf_export(res->meas, res->end_ns);
+	rc = ctrl_gather_each(a->ctrl, mine, barrier_ms(a), merge_one, &mg, err, errlen);
+	json_decref(mine);
+	if (rc == 0 && mg.g != NULL) {
+		/* The processes' bins and intervals hold their resends. */
+		(void)uet_meas_set_ep_stats(mg.g, UET_MEAS_NO_TIME, &mg.sum);
+		merged = perf_export(mg.g, mg.end_ns);
+		if (merged == NULL)
+			merged = json_pack("{s:s}", "error", "out of memory for the run's measurement");
+	}
+	uet_meas_destroy(mg.g);
+	got = rc == 0 ? ctrl_bcast(a->ctrl, merged, barrier_ms(a), err, errlen) : NULL;
+	json_decref(merged);
 	memset(&sum, 0, sizeof(sum));
 	*end_ns = 0;
-	if (global_meas(res->wl, uet_meas_config(res->meas), clock, &g) != 0) {
+	if (got == NULL) {
+		/* err says why */
+	} else if (json_is_string(json_object_get(got, "error"))) {
+		snprintf(err, errlen, "%s", json_string_value(json_object_get(got, "error")));
+	} else if (global_meas(res->wl, lc, clock, &g) != 0) {
 		snprintf(err, errlen, "out of memory for the run's measurement");
 	} else if (perf_import(g, &sum, got, end_ns) != 0) {
 		snprintf(err, errlen, "control channel: rank 0 sent a malformed result");

@@ -319,45 +319,54 @@ test_watch_leaves_results(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
-/* The run's results: each rank sends its number to rank 0 alone
- * (ctrl_gather: the array there, null elsewhere), rank 0 sends back one
- * message it made of them (ctrl_bcast), here their sum and a string past
- * the 64 MiB that messages were once held to (a long run's merged
- * measurement can be that long). */
+/* The run's results: each rank sends its number to rank 0 alone, which
+ * takes them one at a time in rank order (ctrl_gather_each), and sends
+ * back one message it made of them (ctrl_bcast): here their sum and a
+ * string past the 64 MiB that messages were once held to (a long run's
+ * merged measurement can be that long). */
 #define BIG_BYTES ((64u << 20) + 1)
+
+struct summing {
+	json_int_t sum;
+	uint32_t next; /* the rank expected next */
+	int bad;
+};
+
+static void
+take_sum(void *ctx, uint32_t rank, json_t *msg)
+{
+	struct summing *sm = ctx;
+
+	sm->bad += rank != sm->next++;
+	sm->sum += json_integer_value(json_object_get(msg, "v"));
+}
 
 static int
 reduce_rank(uint32_t rank)
 {
 	char err[256], *big = NULL;
+	struct summing sm = { 0, 0, 0 };
 	struct ctrl *c;
-	json_t *mine, *all, *sum = NULL, *got;
-	int bad = 0;
-	size_t i;
+	json_t *mine, *sum = NULL, *got;
+	int bad = 0, rc;
 
 	if (ctrl_open(rank, 3, "127.0.0.1", PORT + 8, 5000, &c, err, sizeof(err)) != 0)
 		return 10;
 	mine = json_pack("{s:I}", "v", (json_int_t)(rank + 1) * 100);
-	all = ctrl_gather(c, mine, 5000, err, sizeof(err));
+	rc = ctrl_gather_each(c, mine, 5000, take_sum, &sm, err, sizeof(err));
 	json_decref(mine);
-	if (all == NULL)
+	if (rc != 0)
 		return 20;
-	if (rank != 0) {
-		bad += !json_is_null(all);
-	} else {
-		json_int_t t = 0;
-
-		bad += json_array_size(all) != 3;
-		for (i = 0; i < json_array_size(all); i++)
-			t += json_integer_value(json_object_get(json_array_get(all, i), "v"));
+	/* Only rank 0 takes anything, every rank once, in order. */
+	bad += sm.bad + (sm.next != (rank == 0 ? 3u : 0u));
+	if (rank == 0) {
 		big = malloc(BIG_BYTES + 1);
 		if (big == NULL)
 			return 30;
 		memset(big, 'x', BIG_BYTES);
-		sum = json_pack("{s:I,s:s%}", "sum", t, "big", big, (size_t)BIG_BYTES);
+		sum = json_pack("{s:I,s:s%}", "sum", sm.sum, "big", big, (size_t)BIG_BYTES);
 		free(big);
 	}
-	json_decref(all);
 	got = ctrl_bcast(c, sum, 10000, err, sizeof(err));
 	json_decref(sum);
 	if (got == NULL)
