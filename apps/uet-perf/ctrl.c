@@ -578,7 +578,8 @@ take_append(void *ctx, uint32_t rank, json_t *msg)
 	json_array_append((json_t *)ctx, msg);
 }
 
-json_t *
+/* ctrl_gather_each into an array at rank 0 (JSON null elsewhere). */
+static json_t *
 ctrl_gather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err, size_t errlen)
 {
 	json_t *all = c->rank == 0 ? json_array() : json_null();

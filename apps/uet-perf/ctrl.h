@@ -46,7 +46,7 @@ bool ctrl_interrupted(void);
  * told). ctrl_watch: waits up to wait_ms for a stop notice and returns the
  * process that was interrupted (rank 0 passes the notice on), or -1;
  * anything else that arrives (a result sent by a process that ended its
- * run first) is left for the gather (ctrl_gather, ctrl_bcast), which
+ * run first) is left for the gather (ctrl_gather_each, ctrl_bcast), which
  * skips stop notices that come late. ctrl_watch_reset before each run.
  * Not thread-safe against other calls on c: one thread watches while the
  * run goes, none after. */
@@ -63,11 +63,6 @@ uint32_t ctrl_nranks(const struct ctrl *c);
 int ctrl_gather_each(struct ctrl *c, json_t *mine, uint32_t timeout_ms,
 		     void (*take)(void *ctx, uint32_t rank, json_t *msg), void *ctx, char *err,
 		     size_t errlen);
-/* Gather at rank 0: there, a new JSON array of nranks objects, the one of
- * rank r at index r; elsewhere, once mine is sent, JSON null. NULL with a
- * reason in err. mine is not stolen. */
-json_t *ctrl_gather(struct ctrl *c, json_t *mine, uint32_t timeout_ms, char *err,
-		    size_t errlen);
 /* Broadcast from rank 0: returns (new reference) msg at rank 0, once sent to
  * every peer, and what rank 0 sent elsewhere; NULL with a reason in err.
  * msg (rank 0 only; not stolen). */

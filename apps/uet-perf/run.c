@@ -1232,16 +1232,15 @@ perf_run_one(struct perf_ctx *c, const struct uet_wl_spec *spec, struct perf_res
 				     p->stop_why != NULL ? p->stop_why : "SIGINT/SIGTERM");
 	if (res->stalled)
 		(void)uet_meas_event(w0->meas, w0->now, "stalled", "no progress");
-	/* The last, partial interval, when intervals were shown at all,
-	 * unless, as iperf3 has it, it is shorter than a tenth of an interval
-	 * and nothing moved in it (the report's rule too). */
+	/* The last, partial interval, when intervals were shown at all and
+	 * the report's rule shows it. */
 	if (p->interval_ns && p->hooks.interval != NULL && wt.iv_start_ns > 0) {
-		uint64_t rx, tx, retx, prog;
+		uint64_t rx, tx, retx, prog, t = rel(c, w0->now);
 
 		live_sum(c, &rx, &tx, &retx, &prog);
-		if (rel(c, w0->now) >= wt.iv_start_ns + p->interval_ns / 10 || rx != wt.rx ||
-		    tx != wt.tx || retx != wt.retx)
-			emit_interval(c, &wt, rel(c, w0->now));
+		if (uet_meas_tail_shown(t - wt.iv_start_ns, p->interval_ns,
+					rx != wt.rx || tx != wt.tx || retx != wt.retx))
+			emit_interval(c, &wt, t);
 	}
 	/* Peers may still need our ACKs until they are done too. A peer that
 	 * is gone by now does not take this process's report with it: the

@@ -586,38 +586,36 @@ ev_in_set(const struct uet_meas *m, uint16_t ev)
 }
 
 static int
-ev_add(struct uet_meas *m, uint64_t *arr, uint16_t ev)
+ev_add(struct uet_meas *m, uint64_t *arr, uint16_t ev, uint64_t n)
 {
 	if (!ev_in_set(m, ev)) {
 		m->bad.ev++;
 		return UET_ERR_INVAL;
 	}
-	arr[ev - m->cfg.ev_base]++;
+	arr[ev - m->cfg.ev_base] += n;
 	return 0;
 }
 
 int
 uet_meas_ev_tx(struct uet_meas *m, uint16_t ev)
 {
-	return ev_add(m, m->ev_tx, ev);
+	return ev_add(m, m->ev_tx, ev, 1);
 }
 
 int
 uet_meas_ev_ce(struct uet_meas *m, uint16_t ev)
 {
-	return ev_add(m, m->ev_ce, ev);
+	return ev_add(m, m->ev_ce, ev, 1);
 }
 
 int
 uet_meas_ev_add(struct uet_meas *m, uint16_t ev, uint64_t tx_pkts, uint64_t ce_acks)
 {
-	if (!ev_in_set(m, ev)) {
-		m->bad.ev++;
-		return UET_ERR_INVAL;
-	}
-	m->ev_tx[ev - m->cfg.ev_base] += tx_pkts;
-	m->ev_ce[ev - m->cfg.ev_base] += ce_acks;
-	return 0;
+	int rc = ev_add(m, m->ev_tx, ev, tx_pkts);
+
+	if (rc == 0)
+		m->ev_ce[ev - m->cfg.ev_base] += ce_acks;
+	return rc;
 }
 
 static void
@@ -1140,6 +1138,12 @@ uet_meas_interval_count(const struct uet_meas *m, uint64_t now_ns, bool partial)
 	rel = now_ns - m->cfg.start_ns;
 	return rel / m->cfg.interval_ns +
 	       (partial && rel % m->cfg.interval_ns != 0);
+}
+
+bool
+uet_meas_tail_shown(uint64_t len_ns, uint64_t interval_ns, bool counted)
+{
+	return counted || len_ns * 10 >= interval_ns;
 }
 
 void

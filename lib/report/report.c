@@ -523,10 +523,9 @@ end_json(const struct uet_meas *m, const struct uet_report_info *info,
 	return end;
 }
 
-/* The intervals a report shows up to end_ns: with the last, partial one,
- * unless, as iperf3 has it, that one is shorter than a tenth of an
- * interval and counted nothing (the microseconds between a run's end and
- * its report). */
+/* The intervals a report shows up to end_ns: the last, partial one too
+ * when uet_meas_tail_shown() says so (the microseconds between a run's end
+ * and its report are not). */
 static size_t
 shown_intervals(const struct uet_meas *m, uint64_t end_ns)
 {
@@ -536,8 +535,8 @@ shown_intervals(const struct uet_meas *m, uint64_t end_ns)
 	if (n == 0 || n == uet_meas_interval_count(m, end_ns, false))
 		return n;
 	uet_meas_interval_get(m, n - 1, end_ns, &iv);
-	if ((iv.end_ns - iv.start_ns) * 10 < uet_meas_config(m)->interval_ns &&
-	    iv.rx_bytes == 0 && iv.tx_bytes == 0 && iv.retx_pkts == 0)
+	if (!uet_meas_tail_shown(iv.end_ns - iv.start_ns, uet_meas_config(m)->interval_ns,
+				 iv.rx_bytes || iv.tx_bytes || iv.retx_pkts))
 		n--;
 	return n;
 }

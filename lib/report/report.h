@@ -427,6 +427,10 @@ size_t uet_meas_interval_count(const struct uet_meas *m, uint64_t now_ns,
 			       bool partial);
 void uet_meas_interval_get(const struct uet_meas *m, size_t i, uint64_t now_ns,
 			   struct uet_meas_interval *out);
+/* A run's last, partial interval, len_ns long, is shown (text, JSON and
+ * JSON stream alike) unless, as iperf3 has it, it is shorter than a tenth
+ * of interval_ns and nothing was counted in it. */
+bool uet_meas_tail_shown(uint64_t len_ns, uint64_t interval_ns, bool counted);
 
 /* ---- reports (report.c) ---- */
 
