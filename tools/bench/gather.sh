@@ -3,8 +3,10 @@
 # What the end of a multi-process run costs: a uet-perf server and client
 # over net_memif (one lcore each, CPUs 0 and 1), paced, for SECONDS_RUN
 # seconds; prints each process's peak RSS, how long it ran past the
-# duration (the start, the end-of-run gather and the report), and the
-# gathered goodput, which must be the pace. A long run's timeline is
+# duration (the start, the end-of-run gather and the report), the
+# gathered goodput, which must be the pace, and the transport's
+# retransmissions (spurious ones, RTO expiries) with how many of them the
+# gathered intervals hold, which must be all. A long run's timeline is
 # millions of bins (BIN_US, default 100, makes it denser: 1 us bins give
 # in 10 s what 100 us bins give in 1000 s).
 #
@@ -44,7 +46,10 @@ for who in ("srv", "cli"):
     rss_kb, wall_s = open("%s/%s.time" % (tmp, who)).read().split()[-2:]
     print("%-6s peak RSS %7.1f MiB, ran %6.2f s past the duration" % (
         {"srv": "server", "cli": "client"}[who], int(rss_kb) / 1024, float(wall_s) - t))
-tl = end["timeline"]
+tl, l = end["timeline"], end["losses"]
 print("gathered goodput %.3f Gb/s (paced at %.3f), timeline %d bins of %d ns" % (
     end["goodput_bps"] / 1e9, rate, len(tl["rx_bytes"]), tl["bin_ns"]))
+print("transport        %d retransmissions (%d spurious), %d RTO expiries; %d in the intervals" % (
+    l["retransmissions"], l["spurious_retx"], l["declared"]["timeout"],
+    sum(i["retransmits"] for i in json.load(open(tmp + "/r.json"))["intervals"])))
 EOF
