@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/csum.h"
+
 #define UET_ETH_HLEN 14
 #define UET_VLAN_HLEN 4
 #define UET_IPV4_HLEN 20
@@ -125,14 +127,6 @@ bool uet_frame_mark_ce(uint8_t *frame, uint16_t l3_off);
  */
 int uet_frame_trim(uint8_t *frame, size_t len, uint16_t l3_off, size_t new_len,
 		   uint8_t dscp);
-
-/* One's-complement sum helpers (RFC 1071), in native byte order.
- * uet_csum_partial uses the CPU's vector unit where there is one (AVX2 on
- * x86-64); uet_csum_partial_scalar is the portable loop, for tests and
- * benchmarks to compare with. */
-uint32_t uet_csum_partial(const void *buf, size_t len, uint32_t sum);
-uint32_t uet_csum_partial_scalar(const void *buf, size_t len, uint32_t sum);
-uint16_t uet_csum_fold(uint32_t sum);
 
 /* "10.0.0.1" style formatting; buf needs 16 bytes. */
 const char *uet_ip_str(uint32_t ip, char *buf);
