@@ -646,6 +646,9 @@ nic_stats(struct worker *w, struct uet_meas_nic *n)
 		n->tx_no_mbuf += s->tx_no_mbuf;
 		n->rx_csum_drops += s->rx_csum_drops;
 		n->rx_other_drops += s->rx_other_drops;
+		n->tx_csum_offloaded += s->tx_csum_offloaded;
+		n->rx_csum_offloaded += s->rx_csum_offloaded;
+		n->tx_csum_fused += s->tx_csum_fused;
 	}
 	n->steer_drops = uet_dpdk_lcore_stats(w->lc)->steer_drops;
 	n->late_polls = uet_dpdk_lcore_stats(w->lc)->late_polls;

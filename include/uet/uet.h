@@ -111,6 +111,13 @@ struct uet_tx_meta {
 	uint32_t msg_offset;
 	uint16_t pdc_id;
 	uint32_t psn;
+	/* With uet_ep_config.tx_sum, a data packet whose payload the endpoint
+	 * copied from the message buffer carries the one's-complement sum
+	 * (base/csum.h) of all hdr_len + payload_len bytes it wrote, taken as
+	 * it copied: a UDP checksum in software then adds it instead of
+	 * reading the payload again. sum_valid is false otherwise. */
+	bool sum_valid;
+	uint32_t sum;
 };
 
 /* A byte range of a message arrived for the first time. */
@@ -275,6 +282,12 @@ struct uet_ep_config {
 	uint64_t pdc_target_idle_ns;  /* target drops a silent PDC (and its
 				       * partial messages) after this; 0 = never;
 				       * default 0 */
+
+	/* I/O */
+	bool tx_sum;              /* sum each data packet's bytes as the
+				   * payload is copied in (uet_tx_meta.sum),
+				   * for an I/O layer that computes UDP
+				   * checksums in software; default off */
 
 	/* SES fields stamped on every request */
 	uint32_t job_id;          /* 24 bits */

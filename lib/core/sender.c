@@ -26,6 +26,7 @@
 #include <assert.h>
 #include <string.h>
 
+#include "base/csum.h"
 #include "core/ep.h"
 
 /* pdc_tx.rto_open */
@@ -958,8 +959,17 @@ build_data(struct uet_ep *ep, struct pdc *p, uint32_t psn, const struct tx_ent *
 	}
 	uet_put_be32(ses + 40, msg->len);
 
-	if (msg->buf != NULL && e->len > 0)
-		memcpy(b + UET_DATA_HDR_LEN, msg->buf + e->msg_off, e->len);
+	if (msg->buf != NULL && e->len > 0) {
+		if (ep->cfg.tx_sum) {
+			/* One pass over the payload for the copy and the
+			 * checksum's sum; the headers are in cache. */
+			m->sum = uet_csum_copy(b + UET_DATA_HDR_LEN, msg->buf + e->msg_off, e->len,
+					       uet_csum_partial(b, UET_DATA_HDR_LEN, 0));
+			m->sum_valid = true;
+		} else {
+			memcpy(b + UET_DATA_HDR_LEN, msg->buf + e->msg_off, e->len);
+		}
+	}
 	m->kind = retx ? UET_PKT_RETX : UET_PKT_DATA;
 	m->tclass = retx ? UET_TCLASS_RETX : UET_TCLASS_DATA;
 	m->ecn_capable = true;

@@ -115,6 +115,11 @@ struct uet_dpdk_host_stats {
 	uint64_t tx_no_mbuf;        /* the mbuf pool was empty: sending waits */
 	uint64_t tx_csum_skipped_bytes; /* payload bytes known to be zero that the
 					 * software UDP checksum did not sum */
+	uint64_t tx_csum_fused;     /* frames whose software UDP checksum took
+				     * the sum the endpoint made as it copied
+				     * the payload in (no second read) */
+	uint64_t tx_csum_offloaded; /* frames whose checksums the port fills */
+	uint64_t rx_csum_offloaded; /* frames whose checksums the port verified */
 };
 
 /* Per-EV observer: data packets sent, and ACKs echoing CE, by EV. */

@@ -314,6 +314,9 @@ uet_dpdk_host_create(const struct uet_dpdk_host_cfg *c, struct uet_dpdk_host **o
 	h->sw_csum = !c->port->tx_udp_csum && !c->zero_udp_csum;
 	ec = c->ep;
 	ec.local_ip = c->ip;
+	/* Payloads the endpoint copies from a message buffer are summed as
+	 * they are copied, when the checksum is ours to compute. */
+	ec.tx_sum = h->sw_csum;
 	rc = uet_ep_create(&ec, &h->ep);
 	if (rc != 0) {
 		const char *why = NULL;
@@ -599,15 +602,20 @@ frame_out(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m
 	tx.ttl = 64;
 	tx.ip_id = h->ip_id++;
 	tx.zero_tail = zero_tail;
+	tx.payload_sum_valid = tm->sum_valid;
+	tx.payload_sum = tm->sum;
 	len = uet_frame_encap(f, rte_pktmbuf_tailroom(m), &tx, (size_t)n, h->sw_csum);
 	if (len < 0) {
 		rte_pktmbuf_free(m);
 		return false;
 	}
 	m->data_len = m->pkt_len = (uint32_t)len;
-	if (h->sw_csum)
+	if (h->sw_csum) {
 		h->st.tx_csum_skipped_bytes += zero_tail;
+		h->st.tx_csum_fused += tm->sum_valid;
+	}
 	if (h->hw_csum) {
+		h->st.tx_csum_offloaded++;
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + UET_ETH_HLEN);
 		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(f + UET_ETH_HLEN + UET_IPV4_HLEN);
 
@@ -783,8 +791,10 @@ rx_ipv4(struct uet_dpdk_lcore *lc, struct uet_dpdk_host *h, struct rte_mbuf *m, 
 			h->st.rx_csum_drops++;
 			return;
 		}
-		if (ip == RTE_MBUF_F_RX_IP_CKSUM_GOOD && l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		if (ip == RTE_MBUF_F_RX_IP_CKSUM_GOOD && l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
 			flags = 0;
+			h->st.rx_csum_offloaded++;
+		}
 	}
 	rc = uet_frame_decap(f, m->data_len, &r, flags);
 	if (rc < 0) {

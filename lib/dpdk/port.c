@@ -203,6 +203,19 @@ uet_dpdk_port_setup(const struct uet_dpdk_port_cfg *c, struct uet_dpdk_port *p, 
 		 * run then shows as losses. */
 		rc = info.max_rx_pktlen >= p->frame_mtu ? rte_eth_dev_set_mtu(c->port_id, mtu)
 							: -ENOTSUP;
+		if (rc != 0 && strcmp(info.driver_name, "net_tap") == 0) {
+			/* net_tap refuses a frame over its MTU at TX and
+			 * every one behind it: the run would wait on a full
+			 * queue forever. Say so now. */
+			uint16_t cur = RTE_ETHER_MTU;
+
+			(void)rte_eth_dev_get_mtu(c->port_id, &cur);
+			snprintf(err, errlen, "port %u (%s): frames of %u bytes need an MTU of %u, "
+				 "the port takes %u at most: lower --mtu by %u or more",
+				 c->port_id, info.driver_name, p->frame_mtu, mtu, cur,
+				 (unsigned)(mtu - cur));
+			return UET_ERR_INVAL;
+		}
 		if (rc != 0)
 			RTE_LOG(NOTICE, UET_DPDK, "port %u (%s): MTU %u not set (%s); frames of %u "
 				"bytes may be dropped%s\n", c->port_id, info.driver_name, mtu,

@@ -287,6 +287,9 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "tx_fail_ev", h.tx_fail_ev);
 	rte_tel_data_add_dict_u64(d, "tx_no_mbuf", h.tx_no_mbuf);
 	rte_tel_data_add_dict_u64(d, "tx_csum_skipped_bytes", h.tx_csum_skipped_bytes);
+	rte_tel_data_add_dict_u64(d, "tx_csum_fused", h.tx_csum_fused);
+	rte_tel_data_add_dict_u64(d, "tx_csum_offloaded", h.tx_csum_offloaded);
+	rte_tel_data_add_dict_u64(d, "rx_csum_offloaded", h.rx_csum_offloaded);
 	return 0;
 }
 

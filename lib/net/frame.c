@@ -72,16 +72,22 @@ store_csum(uint8_t *p, uint32_t sum)
 	memcpy(p, &c, 2);
 }
 
-/* sum_len: the bytes of the datagram that are summed; the rest is zero. */
+/* sum_len: the bytes of the datagram that are summed; the rest is zero.
+ * payload_sum: the UDP payload's sum when the caller has it (then only the
+ * UDP header is read), else NULL. */
 static void
-udp_csum_fill(uint8_t *ip, uint8_t *udp, uint16_t udp_len, size_t sum_len)
+udp_csum_fill(uint8_t *ip, uint8_t *udp, uint16_t udp_len, size_t sum_len,
+	      const uint32_t *payload_sum)
 {
 	uint32_t s;
 	uint16_t c;
 
 	udp[6] = udp[7] = 0;
 	s = pseudo_sum(uet_get_be32(ip + 12), uet_get_be32(ip + 16), udp_len);
-	s = uet_csum_partial(udp, sum_len, s);
+	if (payload_sum != NULL)
+		s = uet_csum_add(uet_csum_add(s, sum_words(udp, UET_UDP_HLEN / 4)), *payload_sum);
+	else
+		s = uet_csum_partial(udp, sum_len, s);
 	c = (uint16_t)~uet_csum_fold(s);
 	/* A computed 0 is sent as 0xffff: 0 means "no checksum" (RFC 768). */
 	if (c == 0)
@@ -128,7 +134,8 @@ uet_frame_encap(uint8_t *f, size_t cap, const struct uet_frame_tx *t,
 		/* Zero bytes add nothing to a ones'-complement sum, wherever
 		 * they are. */
 		udp_csum_fill(ip, udp, (uint16_t)udp_len,
-			      t->zero_tail < payload_len ? udp_len - t->zero_tail : UET_UDP_HLEN);
+			      t->zero_tail < payload_len ? udp_len - t->zero_tail : UET_UDP_HLEN,
+			      t->payload_sum_valid ? &t->payload_sum : NULL);
 	if (UET_ETH_HLEN + ip_len < UET_ETH_MIN_FRAME && cap >= UET_ETH_MIN_FRAME) {
 		memset(f + UET_ETH_HLEN + ip_len, 0, UET_ETH_MIN_FRAME - UET_ETH_HLEN - ip_len);
 		return UET_ETH_MIN_FRAME;
@@ -257,7 +264,7 @@ uet_frame_trim(uint8_t *f, size_t len, uint16_t l3_off, size_t new_len, uint8_t 
 	store_csum(ip + 10, ip_hdr_sum(ip, ihl));
 	uet_put_be16(udp + 4, (uint16_t)udp_len);
 	if (udp[6] != 0 || udp[7] != 0) {
-		udp_csum_fill(ip, udp, (uint16_t)udp_len, udp_len);
+		udp_csum_fill(ip, udp, (uint16_t)udp_len, udp_len, NULL);
 		if (udp_bad) {
 			/* Any other value is wrong; 0 would mean "none". */
 			udp[6] ^= 0x80;

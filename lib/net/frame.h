@@ -74,6 +74,11 @@ struct uet_frame_tx {
 	 * (a buffer nobody wrote since it was cleared): the UDP checksum
 	 * skips them. 0 = sum everything. */
 	uint32_t zero_tail;
+	/* The UDP payload's one's-complement sum is already known (the
+	 * endpoint summed it as it copied the data in, uet_tx_meta.sum):
+	 * the UDP checksum adds it instead of reading the payload again. */
+	bool payload_sum_valid;
+	uint32_t payload_sum;
 };
 
 struct uet_frame_rx {

@@ -1084,6 +1084,10 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 				? "COULD NOT KEEP UP (more lcores, -l, or fewer endpoints each)"
 				: "kept up",
 			nic.rx_missed, nic.rx_no_mbuf, nic.steer_drops, nic.late_polls);
+		fprintf(f, "checksums        %" PRIu64 " frames filled and %" PRIu64
+			   " verified by the ports (offload); %" PRIu64
+			   " summed as their payload was copied in\n",
+			nic.tx_csum_offloaded, nic.rx_csum_offloaded, nic.tx_csum_fused);
 	}
 	fprintf(f, "receivers        %" PRIu64 " duplicates discarded, %" PRIu64
 		   " other packets discarded (stale, malformed, no resources)\n"

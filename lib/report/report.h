@@ -308,11 +308,17 @@ struct uet_meas_nic {
 	uint64_t rx_no_mbuf;      /* the ports found no mbuf to receive into */
 	uint64_t steer_drops;     /* another lcore's inbox was full */
 	uint64_t late_polls;      /* polls after the lcore had been away (descheduled) */
+	/* Where the UDP checksums were made (uet-perf's hosts): */
+	uint64_t tx_csum_offloaded; /* frames whose checksums the port filled */
+	uint64_t rx_csum_offloaded; /* frames whose checksums the port verified */
+	uint64_t tx_csum_fused;     /* software checksums that took the sum made
+				     * as the payload was copied in */
 };
 /* The fields of struct uet_meas_nic, in order (the JSON's names). */
 #define UET_MEAS_NIC_FIELDS(X) \
 	X(tx_full) X(tx_fail_ev) X(tx_no_neigh) X(tx_no_mbuf) X(rx_csum_drops) \
-	X(rx_other_drops) X(rx_missed) X(rx_no_mbuf) X(steer_drops) X(late_polls)
+	X(rx_other_drops) X(rx_missed) X(rx_no_mbuf) X(steer_drops) X(late_polls) \
+	X(tx_csum_offloaded) X(rx_csum_offloaded) X(tx_csum_fused)
 void uet_meas_set_nic(struct uet_meas *m, const struct uet_meas_nic *n);
 /* dst += sign x src, field by field (sign 1 or -1). */
 void uet_meas_nic_add(struct uet_meas_nic *dst, const struct uet_meas_nic *src, int sign);

@@ -877,6 +877,8 @@ host_pull(struct sim *s, struct sim_host *h)
 	tx.ttl = 64;
 	tx.ip_id = h->ip_id++;
 	tx.zero_tail = zero_tail;
+	tx.payload_sum_valid = m.sum_valid;
+	tx.payload_sum = m.sum;
 	pkt->len = (uint32_t)uet_frame_encap(pkt->data, s->frame_cap, &tx, (size_t)n,
 					     !s->cfg.no_udp_csum);
 	pkt->stored = pkt->len - zero_tail;

@@ -751,7 +751,7 @@ static void
 test_summary_block(void **state)
 {
 	struct uet_meas *m = scenario(7);
-	struct uet_meas_nic nic = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	struct uet_meas_nic nic = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 };
 	struct mem mm;
 	char *txt;
 
@@ -760,7 +760,9 @@ test_summary_block(void **state)
 	mem_open(&mm);
 	assert_int_equal(uet_report_summary(mm.f, m, END_NS), 0);
 	txt = mem_close(&mm);
-	assert_int_equal(count_lines(txt), 18);
+	assert_int_equal(count_lines(txt), 19);
+	assert_non_null(strstr(txt, "checksums        11 frames filled and 12 verified by the "
+				    "ports (offload); 13 summed as their payload was copied in\n"));
 	assert_non_null(strstr(txt, "NICs             1 waits for a full TX queue, 2 fail-EV hook, 3 no "
 				    "neighbour, 4 waits for mbufs; 5 bad checksums, 6 not ours "
 				    "received\n"));
@@ -815,7 +817,7 @@ test_summary_block(void **state)
 	mem_open(&mm);
 	assert_int_equal(uet_report_summary(mm.f, m, END_NS), 0);
 	txt = mem_close(&mm);
-	assert_int_equal(count_lines(txt), 19);
+	assert_int_equal(count_lines(txt), 20);
 	assert_non_null(strstr(txt, "freezes          5 (thaws 6, path failures 1)\n"
 				    "credit           60 CREDITs granting 988176 B sent (75000 B "
 				    "ahead to idle senders), 58 received; 3 requests sent (1 "
