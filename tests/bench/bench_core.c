@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu.h"
 #include "uet/cc.h"
 #include "uet/lb.h"
 #include "uet/uet.h"
@@ -132,6 +133,7 @@ main(int argc, char **argv)
 	}
 	t1 = now_ns();
 	data_pkts = uet_ep_stats(a)->tx_data_pkts;
+	bench_print_cpu();
 	printf("bench_core: %u messages of %u B, mss %u, ACK every %u B, lb %s, cc %s, payload %s\n",
 	       msgs, msg_bytes, mss, ack_every, c.lb->name, c.cc->name,
 	       copy ? "copied" : "not copied (caller fills)");

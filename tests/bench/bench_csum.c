@@ -9,6 +9,11 @@
  * address order and shuffled, as a receiver sums them from wherever the
  * caches left them:
  *   bench_csum --memory
+ * or, with --copy, ns per 4 KiB payload copied from a message buffer into
+ * a packet and summed for its checksum, the buffers taken in a shuffled
+ * order from 1 MiB (in cache) and 512 MiB (in memory): memcpy then
+ * uet_csum_partial (two passes) against uet_csum_copy (one):
+ *   bench_csum --copy
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu.h"
 #include "net/frame.h"
 
 #define TARGET_NS 200000000ULL /* per size and variant */
@@ -61,9 +67,33 @@ ns_per_sum(uint32_t (*fn)(const void *, size_t, uint32_t), const uint8_t *buf, s
  * cold. */
 #define MBUF_STRIDE 4480 /* a 4 KiB frame's mbuf: header, headroom, room */
 
-static double
-walk_ns(const uint8_t *pool, const uint32_t *order, size_t n, uint32_t *sink)
+/* Shuffled order over n payloads, Fisher-Yates with a fixed LCG. */
+static void
+shuffle(uint32_t *order, size_t n)
 {
+	uint32_t x = 1;
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		order[k] = (uint32_t)k;
+	for (k = n - 1; k > 0; k--) {
+		size_t r = (x = x * 1103515245u + 12345u) % (k + 1);
+		uint32_t tmp = order[k];
+
+		order[k] = order[r];
+		order[r] = tmp;
+	}
+}
+
+/* How a payload is summed: where it lies, or copied into a packet buffer
+ * and summed there, or both in one pass. */
+enum walk_how { SUM_IN_PLACE, COPY_THEN_SUM, COPY_SUM_FUSED };
+
+/* ns per 4 KiB payload, the payloads taken in order[] from the pool. */
+static double
+walk_ns(const uint8_t *pool, const uint32_t *order, size_t n, enum walk_how how, uint32_t *sink)
+{
+	static uint8_t pkt[4096 + 64];
 	double best = 1e18;
 	int round;
 
@@ -72,9 +102,18 @@ walk_ns(const uint8_t *pool, const uint32_t *order, size_t n, uint32_t *sink)
 		size_t done = 0, j;
 
 		do {
-			for (j = 0; j < n; j++)
-				*sink += uet_csum_partial(pool + (size_t)order[j] * MBUF_STRIDE + 212,
-							  4096, *sink);
+			for (j = 0; j < n; j++) {
+				const uint8_t *src = pool + (size_t)order[j] * MBUF_STRIDE + 212;
+
+				if (how == COPY_SUM_FUSED) {
+					*sink += uet_csum_copy(pkt, src, 4096, *sink);
+				} else if (how == COPY_THEN_SUM) {
+					memcpy(pkt, src, 4096);
+					*sink += uet_csum_partial(pkt, 4096, *sink);
+				} else {
+					*sink += uet_csum_partial(src, 4096, *sink);
+				}
+			}
 			done += n;
 			t = mono_ns() - t0;
 		} while (t < TARGET_NS / 5);
@@ -84,37 +123,74 @@ walk_ns(const uint8_t *pool, const uint32_t *order, size_t n, uint32_t *sink)
 	return best;
 }
 
+/* A pool of bytes MiB of payloads MBUF_STRIDE apart, resident and not
+ * the zero page, and an order over its n payloads (address order). */
+static int
+pool_make(size_t mib, uint8_t **pool, uint32_t **order, size_t *n)
+{
+	size_t bytes = mib << 20, k;
+
+	*n = bytes / MBUF_STRIDE;
+	*pool = malloc(bytes);
+	*order = malloc(*n * sizeof(**order));
+	if (*pool == NULL || *order == NULL) {
+		fprintf(stderr, "bench_csum: no memory for %zu MiB\n", mib);
+		free(*pool);
+		free(*order);
+		return -1;
+	}
+	for (k = 0; k < bytes; k++)
+		(*pool)[k] = (uint8_t)(k * 2654435761u >> 24);
+	for (k = 0; k < *n; k++)
+		(*order)[k] = (uint32_t)k;
+	return 0;
+}
+
+static int
+copy_table(void)
+{
+	static const size_t mib[] = { 1, 512 };
+	uint32_t sink = 0;
+	size_t i;
+
+	printf("%10s %22s %22s\n", "pool_mib", "memcpy_then_sum_ns", "fused_copy_sum_ns");
+	for (i = 0; i < sizeof(mib) / sizeof(mib[0]); i++) {
+		uint8_t *pool;
+		uint32_t *order;
+		size_t n;
+		double two, one;
+
+		if (pool_make(mib[i], &pool, &order, &n) != 0)
+			return 1;
+		shuffle(order, n);
+		two = walk_ns(pool, order, n, COPY_THEN_SUM, &sink);
+		one = walk_ns(pool, order, n, COPY_SUM_FUSED, &sink);
+		printf("%10zu %22.1f %22.1f\n", mib[i], two, one);
+		free(order);
+		free(pool);
+	}
+	return sink == 0x12345678u;
+}
+
 static int
 memory_table(void)
 {
 	static const size_t mib[] = { 1, 8, 64, 512, 1024 };
-	uint32_t sink = 0, x = 1;
+	uint32_t sink = 0;
 	size_t i;
 
 	printf("%10s %18s %18s\n", "pool_mib", "in_order_ns_4KiB", "shuffled_ns_4KiB");
 	for (i = 0; i < sizeof(mib) / sizeof(mib[0]); i++) {
-		size_t bytes = mib[i] << 20, n = bytes / MBUF_STRIDE, k;
-		uint8_t *pool = malloc(bytes);
-		uint32_t *order = malloc(n * sizeof(*order));
+		uint8_t *pool;
+		uint32_t *order;
+		size_t n;
 		double seq, shuf;
 
-		if (pool == NULL || order == NULL) {
-			fprintf(stderr, "bench_csum: no memory for %zu MiB\n", mib[i]);
+		if (pool_make(mib[i], &pool, &order, &n) != 0)
 			return 1;
-		}
-		for (k = 0; k < bytes; k++) /* resident, and not the zero page */
-			pool[k] = (uint8_t)(k * 2654435761u >> 24);
-		for (k = 0; k < n; k++)
-			order[k] = (uint32_t)k;
-		seq = walk_ns(pool, order, n, &sink);
-		for (k = n - 1; k > 0; k--) { /* Fisher-Yates */
-			size_t r = (x = x * 1103515245u + 12345u) % (k + 1);
-			uint32_t tmp = order[k];
-
-			order[k] = order[r];
-			order[r] = tmp;
-		}
-		shuf = walk_ns(pool, order, n, &sink);
+		seq = walk_ns(pool, order, n, SUM_IN_PLACE, &sink);
+		shuffle(order, n);
+		shuf = walk_ns(pool, order, n, SUM_IN_PLACE, &sink);
 		printf("%10zu %18.1f %18.1f\n", mib[i], seq, shuf);
 		free(order);
 		free(pool);
@@ -130,8 +206,11 @@ main(int argc, char **argv)
 	uint32_t sink = 0, x = 1;
 	size_t i, n = argc > 1 ? (size_t)(argc - 1) : sizeof(def) / sizeof(def[0]);
 
+	bench_print_cpu();
 	if (argc == 2 && strcmp(argv[1], "--memory") == 0)
 		return memory_table();
+	if (argc == 2 && strcmp(argv[1], "--copy") == 0)
+		return copy_table();
 	for (i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 16);
 	printf("%8s %14s %14s %8s\n", "bytes", "dispatched_ns", "portable_ns", "speedup");

@@ -31,7 +31,8 @@ perf_loop() { # FILE [uet-perf options]
 		--file-prefix "${TAG}" --vdev=net_ring0 -- \
 		--endpoint port=0,ip=10.99.1.1,mac=02:00:00:00:01:01 \
 		--endpoint port=0,ip=10.99.1.2,mac=02:00:00:00:01:02 \
-		--size 1M --duration "$T" --mtu 4096 -i 0 --json "$json" "$@" >"$TMP/p.txt" 2>&1
+		--size 1M --duration "$T" --mtu 4096 -i 0 --json "$json" "$@" >"$TMP/p.txt" 2>&1 ||
+		run_failed "$TMP/p.txt" "uet-perf over net_ring${*:+ ($*)}"
 }
 
 # Remove the runtime directories EAL leaves for --file-prefix TAG and
@@ -59,4 +60,53 @@ wait_memif() { # SOCKET
 		ss -xl 2>/dev/null | grep -qF "@$1" && return 0
 		sleep 0.2
 	done
+}
+
+# What a figure was measured on, printed first by every benchmark (and kept
+# with every table in doc/performance.md): the title, then the CPU (model,
+# vendor, family/model numbers, CPUs), the kernel, the build and the time.
+bench_header() { # TITLE
+	local info
+	info=$(awk -F': *' '
+		/^model name/ && !m { m = $2 } /^vendor_id/ && !v { v = $2 }
+		/^cpu family/ && f == "" { f = $2 } /^model\t/ && o == "" { o = $2 }
+		END { printf "%s (%s, family %s model %s)", m ? m : "unknown", v ? v : "unknown vendor", f, o }' \
+		/proc/cpuinfo)
+	echo "# $1"
+	echo "# cpu: $info, $(nproc) CPUs; $(uname -sr)"
+	echo "# build: $(git describe --always --dirty 2>/dev/null || echo "not a git checkout")," \
+		"$(date -u +'%Y-%m-%d %H:%M UTC')${UET_PERF:+; uet-perf: $UET_PERF}"
+}
+
+# A benchmark run failed: stop the whole script and show the end of the
+# run's log. No figure is printed from a run that did not finish. (From a
+# command substitution it ends that subshell; the assignment's failure
+# then ends the script under set -e.)
+run_failed() { # LOG WHAT
+	{
+		echo "!! $(basename "$0"): $2 failed; the end of its log ($1):"
+		tail -n 25 "$1" 2>/dev/null || echo "!! (no log)"
+	} >&2
+	exit 1
+}
+
+# Per-round figures, summed up as the median and the range over the rounds
+# (the range shows a round that a busy moment of the machine skewed; a
+# ratio of medians would hide it). stdin: "LABEL VALUE" lines, in any
+# order; prints "LABEL median min max rounds" per label, in first-seen
+# order, with FORMAT for the three figures (default %.2f).
+rounds_summary() { # [FORMAT]
+	python3 -c '
+import statistics, sys
+fmt = sys.argv[1]
+rows = {}
+for line in sys.stdin:
+    f = line.split()
+    if len(f) == 2:
+        rows.setdefault(f[0], []).append(float(f[1]))
+w = max([len(k) for k in rows] + [5])
+print("%-*s %10s %10s %10s %7s" % (w, "", "median", "min", "max", "rounds"))
+for k, v in rows.items():
+    print("%-*s %10s %10s %10s %7d" % (w, k, fmt % statistics.median(v), fmt % min(v), fmt % max(v), len(v)))
+' "${1:-%.2f}"
 }

@@ -35,9 +35,9 @@ wait_memif "$sock"
 /usr/bin/time -f "%M %e" -o "$TMP/cli.time" timeout $((T + 120)) "$PERF" "${EAL[@]}" -l 1 \
 	--file-prefix "${TAG}c" --vdev="net_memif0,role=client,socket=$sock,bsize=8192" -- \
 	--client 127.0.0.1 --endpoint port=0,ip=10.97.0.2 "${APP[@]}" --json "$TMP/r.json" \
-	>"$TMP/cli.txt" 2>&1 || { cat "$TMP/cli.txt"; exit 1; }
-wait "$srv" || { cat "$TMP/srv.txt"; exit 1; }
-echo "gather: a memif server and client, $T s at $RATE Gb/s, 64 KiB messages, ${BIN} us bins"
+	>"$TMP/cli.txt" 2>&1 || run_failed "$TMP/cli.txt" "the memif client"
+wait "$srv" || run_failed "$TMP/srv.txt" "the memif server"
+bench_header "gather: a memif server and client, $T s at $RATE Gb/s, 64 KiB messages, ${BIN} us bins"
 python3 - "$TMP" "$T" "$RATE" <<'EOF'
 import json, sys
 tmp, t, rate = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])

@@ -17,7 +17,10 @@
 #
 #   tools/bench/glue.sh
 #
-# Target (issue 15): perf at least 0.8x core on the same core.
+# Each round prints its rates and ratios; the summary gives each ratio's
+# median and range over the rounds (the range shows a round a busy moment
+# skewed). A uet-perf run that fails stops the script with its log.
+# Targets: perf-0cs at least 0.8x core, perf at least 0.6x core.
 # Environment: ROUNDS (3), SECONDS_RUN (5), CORE (1), UET_PERF, BENCH_CORE,
 # EAL_MEM (tools/bench/common.sh).
 set -euo pipefail
@@ -34,8 +37,9 @@ bench_scratch uetg
 
 # bench_core's rate: 1e9 / (ns per data packet).
 core_pps() {
-	taskset -c "$CORE" "$CORE_BIN" --lb reps --cc nscc --msgs 4000 "$@" |
-		awk '/ns per data packet/ { printf "%d\n", 1e9 / $1 }'
+	taskset -c "$CORE" "$CORE_BIN" --lb reps --cc nscc --msgs 4000 "$@" >"$TMP/core.txt" 2>&1 ||
+		run_failed "$TMP/core.txt" "bench_core $*"
+	awk '/ns per data packet/ { printf "%d\n", 1e9 / $1 }' "$TMP/core.txt"
 }
 
 # uet-perf's delivered data packets per second: goodput / 8 / 4096; what
@@ -48,21 +52,22 @@ perf_pps() { # LABEL [uet-perf options]
 	json_retx "$TMP/p.json" >>"$TMP/retx-$label"
 }
 
-echo "glue benchmark: one core (CPU $CORE), REPS + NSCC, 4 KiB payloads, $T s per uet-perf run, $ROUNDS rounds"
+bench_header "glue: one core (CPU $CORE), REPS + NSCC, 4 KiB payloads, $T s per uet-perf run, $ROUNDS rounds"
 printf "%-6s %12s %12s %12s %12s %9s %9s %12s\n" round core_pps core0_pps perf_pps perf0cs_pps perf/core 0cs/core perf/core0
-declare -a A B C D
 for r in $(seq 1 "$ROUNDS"); do
 	a=$(core_pps)
 	b=$(core_pps --no-copy)
 	c=$(perf_pps perf)
 	d=$(perf_pps perf0cs --zero-udp-csum)
-	A+=("$a"); B+=("$b"); C+=("$c"); D+=("$d")
 	awk -v r="$r" -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN {
 		printf "%-6s %12d %12d %12d %12d %9.2f %9.2f %12.2f\n", r, a, b, c, d, c / a, d / a, c / b }'
+	awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN {
+		printf "core_pps %d\ncore0_pps %d\nperf_pps %d\nperf0cs_pps %d\n", a, b, c, d
+		printf "perf/core %.4f\n0cs/core %.4f\nperf/core0 %.4f\n", c / a, d / a, c / b }' >>"$TMP/rounds"
 done
-a=$(median "${A[@]}"); b=$(median "${B[@]}"); c=$(median "${C[@]}"); d=$(median "${D[@]}")
-awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN {
-	printf "%-6s %12d %12d %12d %12d %9.2f %9.2f %12.2f\n", "median", a, b, c, d, c / a, d / a, c / b }'
+echo "# per-round figures: median and range over the rounds"
+grep '_pps' "$TMP/rounds" | rounds_summary "%.0f"
+grep -v '_pps' "$TMP/rounds" | rounds_summary
 # A rate bought with losses would not be a glue figure: say what the
 # transport did in the uet-perf runs.
 for l in perf perf0cs; do

@@ -3,9 +3,11 @@
 # uet-perf's lcore scaling: N lcores, each polling its own net_ring port
 # (looped to itself) with two endpoints on it that exchange 1 MiB messages
 # both ways (--pattern bisection, endpoint i with i + N), so the lcores
-# share nothing but the process. Prints per lcore count the data packets
-# delivered per second, per lcore, and the efficiency against N times the
-# one-lcore rate (1.00 = linear).
+# share nothing but the process. Each round runs every count in turn;
+# prints per lcore count the median data packets delivered per second,
+# per lcore, and the efficiency against N times the same round's
+# one-lcore rate (1.00 = linear), its median and range over the rounds. A
+# run that fails stops the script with its log.
 #
 #   tools/bench/lcores.sh [N...]   (default: 1 2 4 8 16, up to the CPUs here)
 #
@@ -50,7 +52,8 @@ run() {
 	timeout $((T + 60)) "$PERF" --no-huge -m $((512 * n + 512)) --no-pci --log-level=error \
 		-l "$FIRST-$((FIRST + n - 1))" --file-prefix "${TAG}" "${vdevs[@]}" -- "${args[@]}" \
 		--pattern bisection --size 1M --duration "$T" --mtu 4096 -i 0 \
-		--json "$TMP/l.json" ${OPTS[@]+"${OPTS[@]}"} >"$TMP/l.txt" 2>&1 || { tail -5 "$TMP/l.txt" >&2; echo 0; return; }
+		--json "$TMP/l.json" ${OPTS[@]+"${OPTS[@]}"} >"$TMP/l.txt" 2>&1 ||
+		run_failed "$TMP/l.txt" "uet-perf on $n lcores"
 	json_pps "$TMP/l.json" 4096
 	json_retx "$TMP/l.json" >>"$TMP/retx-$n"
 }
@@ -67,47 +70,68 @@ cpu_ticks() {
 # Data packets per second of n bench_core copies at once, one per CPU.
 machine_pps() {
 	local n=$1 i
+	local pids=()
 	for ((i = 0; i < n; i++)); do
 		taskset -c $((FIRST + i)) "$CORE_BIN" --lb reps --cc nscc --no-copy --msgs 20000 \
-			>"$TMP/core-$i.txt" &
+			>"$TMP/core-$i.txt" 2>&1 &
+		pids+=($!)
 	done
-	wait
+	for ((i = 0; i < n; i++)); do
+		wait "${pids[$i]}" || run_failed "$TMP/core-$i.txt" "bench_core copy $i of $n"
+	done
 	cat "$TMP"/core-[0-9]*.txt | awk '/ns per data packet/ { p += 1e9 / $1 } END { printf "%d\n", p }'
 	rm -f "$TMP"/core-[0-9]*.txt
 }
 
-echo "lcore scaling over net_ring, $NCPU CPUs here (from CPU $FIRST), $T s runs, median of $ROUNDS${PERF_OPTS:+, options: $PERF_OPTS}"
-echo "machine: n bench_core copies at once against one (the same efficiency); stolen: the lcores' CPU time the hypervisor took"
-printf "%-7s %14s %14s %11s %8s %8s  %s\n" lcores pps pps_per_lcore efficiency machine stolen "retx (spurious), RTOs"
-base=0
-mbase=0
+bench_header "lcore scaling over net_ring, $NCPU CPUs here (from CPU $FIRST), $T s runs, $ROUNDS rounds${PERF_OPTS:+, options: $PERF_OPTS}"
+echo "# per round, every count in turn; efficiency: the round's pps / (n x the round's 1-lcore pps)"
+echo "# machine: n bench_core copies at once against one, the same way; stolen: the lcores' CPU time the hypervisor took"
+RUN=()
 for n in "${COUNTS[@]}"; do
 	if [ $((FIRST + n)) -gt "$NCPU" ]; then
-		echo "$n lcores: more than the CPUs here, not run"
+		echo "# $n lcores: more than the CPUs here, not run"
 		continue
 	fi
-	v=()
-	m=()
-	steal=0
-	total=0
-	for ((r = 0; r < ROUNDS; r++)); do
-		read -r s0 t0 < <(cpu_ticks "$n")
-		v+=("$(run "$n")")
-		read -r s1 t1 < <(cpu_ticks "$n")
-		steal=$((steal + s1 - s0))
-		total=$((total + t1 - t0))
-		m+=("$(machine_pps "$n")")
-	done
-	pps=$(median "${v[@]}")
-	mpps=$(median "${m[@]}")
-	[ "$n" != 1 ] || { base=$pps; mbase=$mpps; }
-	awk -v n="$n" -v p="$pps" -v b="$base" -v m="$mpps" -v mb="$mbase" -v st="$steal" -v tt="$total" '
-		{ r += $1; s += $2; t += $3 } END {
-		e = me = "-"
-		if (b > 0)
-			e = sprintf("%.2f", p / (n * b))
-		if (mb > 0)
-			me = sprintf("%.2f", m / (n * mb))
-		printf "%-7d %14d %14d %11s %8s %7.1f%%  %d (%d), %d\n", n, p, p / n, e, me,
-			(tt > 0 ? 100 * st / tt : 0), r, s, t }' "$TMP/retx-$n"
+	RUN+=("$n")
 done
+for ((r = 1; r <= ROUNDS; r++)); do
+	for n in "${RUN[@]}"; do
+		read -r s0 t0 < <(cpu_ticks "$n")
+		p=$(run "$n")
+		read -r s1 t1 < <(cpu_ticks "$n")
+		m=$(machine_pps "$n")
+		echo "$r $n $p $m $((s1 - s0)) $((t1 - t0))" >>"$TMP/rows"
+	done
+done
+python3 - "$TMP" <<'PY'
+import os, statistics, sys
+tmp = sys.argv[1]
+rows = [l.split() for l in open(tmp + "/rows")]
+pps, mach, steal, total = {}, {}, {}, {}
+for r, n, p, m, s, t in rows:
+    pps[(int(r), int(n))] = int(p)
+    mach[(int(r), int(n))] = int(m)
+    steal[int(n)] = steal.get(int(n), 0) + int(s)
+    total[int(n)] = total.get(int(n), 0) + int(t)
+counts = sorted(set(n for _, n in pps))
+rounds = sorted(set(r for r, _ in pps))
+def eff(table, n):
+    e = [table[(r, n)] / (n * table[(r, 1)]) for r in rounds if table.get((r, 1))]
+    return e
+print("%-7s %12s %12s %10s %6s %6s %9s %8s  %s" % ("lcores", "pps", "per_lcore", "efficiency",
+      "min", "max", "machine", "stolen", "retx (spurious), RTOs"))
+for n in counts:
+    p = statistics.median(pps[(r, n)] for r in rounds)
+    e, me = eff(pps, n), eff(mach, n)
+    rt = [0, 0, 0]
+    path = "%s/retx-%d" % (tmp, n)
+    if os.path.exists(path):
+        for line in open(path):
+            for i, v in enumerate(line.split()):
+                rt[i] += int(v)
+    f = lambda v: "%.2f" % v
+    print("%-7d %12d %12d %10s %6s %6s %9s %7.1f%%  %d (%d), %d" % (
+        n, p, p / n, f(statistics.median(e)) if e else "-", f(min(e)) if e else "-",
+        f(max(e)) if e else "-", f(statistics.median(me)) if me else "-",
+        100.0 * steal[n] / total[n] if total[n] else 0, rt[0], rt[1], rt[2]))
+PY

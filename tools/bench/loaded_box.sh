@@ -15,8 +15,10 @@
 #        the ring the receiver's ACKs share.
 # memif: a server and a client, one lcore each on cores 0 and 1; the busy
 #        process shares the server's.
-# Targets (issue 12): retransmissions at most 1% of the data packets,
-# spurious RTOs at most 1 per second per PDC.
+# Targets: retransmissions at most 1% of the data packets, spurious RTOs
+# at most 1 per second per PDC. Each round prints a row per device; the
+# summary gives each figure's median and range over the rounds. A run
+# that fails stops the script with its log.
 #
 # Environment: SECONDS_RUN (default 10), ROUNDS (default 3), HOG_CORE
 # (default 1), UET_PERF (default build/apps/uet-perf/uet-perf), KEEP=1 keeps
@@ -59,6 +61,9 @@ end = json.load(open(path))["end"]
 t = end["transport"]
 pdcs = max(1, len(end.get("flows") or []))
 data, retx = t["tx_data_pkts"], t["tx_retx_pkts"]
+with open(path.rsplit("/", 1)[0] + "/summary", "a") as f:
+    f.write("%s:retx%% %f\n%s:spur/s/PDC %f\n%s:Gb/s %f\n" % (dev, 100.0 * retx / max(1, data), dev,
+            t["spurious_rto"] / secs / pdcs, dev, end["goodput_bps"] / 1e9))
 print("%-6s %12d %8d %7.3f%% %6d %8d %10.2f %10d %8.1f" % (
     dev, data, retx, 100.0 * retx / max(1, data), t["rto_events"], t["spurious_rto"],
     t["spurious_rto"] / secs / pdcs, t["spurious_retx"], end["goodput_bps"] / 1e9))
@@ -70,7 +75,8 @@ ring() {
 		--vdev=net_ring0 -- \
 		--endpoint port=0,ip=10.98.1.1,mac=02:00:00:00:02:01 \
 		--endpoint port=0,ip=10.98.1.2,mac=02:00:00:00:02:02 \
-		"${APP[@]}" --json "$TMP/ring-$1.json" >"$TMP/ring-$1.txt" 2>&1
+		"${APP[@]}" --json "$TMP/ring-$1.json" >"$TMP/ring-$1.txt" 2>&1 ||
+		run_failed "$TMP/ring-$1.txt" "uet-perf over net_ring (round $1)"
 	row ring "$TMP/ring-$1.json"
 }
 
@@ -81,7 +87,8 @@ incast() {
 	done
 	timeout $((T + 30)) "$PERF" "${EAL[@]}" -l "$HOG_CORE" --file-prefix "${TAG}i" \
 		--vdev=net_ring0 -- "${eps[@]}" --pattern incast "${APP[@]}" \
-		--json "$TMP/incast-$1.json" >"$TMP/incast-$1.txt" 2>&1
+		--json "$TMP/incast-$1.json" >"$TMP/incast-$1.txt" 2>&1 ||
+		run_failed "$TMP/incast-$1.txt" "the incast over net_ring (round $1)"
 	row incast "$TMP/incast-$1.json"
 }
 
@@ -91,16 +98,18 @@ memif() {
 	timeout $((T + 30)) "$PERF" "${EAL[@]}" -l "$HOG_CORE" --file-prefix "${TAG}s" \
 		--vdev="net_memif0,role=server,socket=$sock,bsize=8192" -- \
 		--server --endpoint port=0,ip=10.98.0.1 "${APP[@]}" >"$TMP/memif-srv-$1.txt" 2>&1 &
+	local srv=$!
 	wait_memif "$sock"
 	timeout $((T + 30)) "$PERF" "${EAL[@]}" -l "$other" --file-prefix "${TAG}c" \
 		--vdev="net_memif0,role=client,socket=$sock,bsize=8192" -- \
 		--client 127.0.0.1 --endpoint port=0,ip=10.98.0.2 "${APP[@]}" \
-		--json "$TMP/memif-$1.json" >"$TMP/memif-cli-$1.txt" 2>&1
-	wait "$!" 2>/dev/null || true
+		--json "$TMP/memif-$1.json" >"$TMP/memif-cli-$1.txt" 2>&1 ||
+		run_failed "$TMP/memif-cli-$1.txt" "the memif client (round $1)"
+	wait "$srv" || run_failed "$TMP/memif-srv-$1.txt" "the memif server (round $1)"
 	row memif "$TMP/memif-$1.json"
 }
 
-echo "uet-perf, default options, ${T} s runs, a busy process on core $HOG_CORE ($(nproc) cores)"
+bench_header "uet-perf, default options, ${T} s runs, a busy process on core $HOG_CORE, $ROUNDS rounds"
 printf "%-6s %12s %8s %8s %6s %8s %10s %10s %8s\n" device data_pkts retx "retx%" rtos \
 	spur_rto spur/s/PDC spur_retx Gb/s
 for r in $(seq "$ROUNDS"); do
@@ -108,3 +117,6 @@ for r in $(seq "$ROUNDS"); do
 	case "$WHICH" in memif | all) memif "$r" ;; esac
 	case "$WHICH" in incast | all) incast "$r" ;; esac
 done
+echo "# per device over the rounds: retransmitted share of data packets, spurious RTOs per"
+echo "# second per PDC, goodput"
+rounds_summary "%.3f" <"$TMP/summary"

@@ -21,7 +21,8 @@
 #
 # memif buffers (bsize) are 8 KiB, so frames up to 8 KiB.
 # Environment: MTU (uet-perf payload, default 4096), SECONDS_RUN (default 5),
-# ROUNDS (default 3; the last lines are the medians over the rounds),
+# ROUNDS (default 3; the last lines: per device, the median rates and the
+# per-round ratio's median and range),
 # UET_PERF (default build/apps/uet-perf/uet-perf), TESTPMD (dpdk-testpmd),
 # LCORES ("0 1": the two cores used).
 set -euo pipefail
@@ -78,24 +79,25 @@ print("%-5s %-9s %7d %13.3f %13.2f %14.3f %15.2f %7.2f" % (
 EOF
 }
 
-# Medians over the rounds; the ratio is of the two medians.
+# Per device, over the rounds: the median rates, and the median and the
+# range of the per-round ratios (each round's two tools ran minutes apart
+# at most; a ratio of medians would pair one round's testpmd with
+# another's uet-perf and hide a round that a busy moment skewed).
 summary() {
-	python3 - "$TMP/rows" "$FRAME" "$MTU" <<'EOF'
+	python3 - "$TMP/rows" <<'EOF'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     dev, tp, up = line.split()
-    rows.setdefault(dev, ([], []))
-    if int(tp) > 0:
-        rows[dev][0].append(int(tp))
-    rows[dev][1].append(int(up))
-frame, mtu = int(sys.argv[2]), int(sys.argv[3])
-for dev, (tps, ups) in rows.items():
-    tp = statistics.median(tps) if tps else 0
-    up = statistics.median(ups)
-    print("%-5s %-9s %7d %13.3f %13.2f %14.3f %15.2f %7.2f" % (
-        "med", dev, frame, tp / 1e6, tp * frame * 8 / 1e9, up / 1e6,
-        up * mtu * 8 / 1e9, up / tp if tp else 0))
+    rows.setdefault(dev, []).append((int(tp), int(up)))
+print("%-9s %13s %14s %13s %7s %7s %7s" % ("device", "testpmd_Mpps", "uetperf_Mpps",
+      "ratio_median", "min", "max", "rounds"))
+for dev, v in rows.items():
+    r = [up / tp for tp, up in v if tp > 0]
+    print("%-9s %13.3f %14.3f %13.2f %7.2f %7.2f %7d" % (
+        dev, statistics.median(tp for tp, _ in v) / 1e6,
+        statistics.median(up for _, up in v) / 1e6,
+        statistics.median(r) if r else 0, min(r) if r else 0, max(r) if r else 0, len(r)))
 EOF
 }
 
@@ -129,6 +131,7 @@ bench_memif() {
 		{ echo "testpmd over memif moved nothing (try $try):"
 		  tail -n 5 "$TMP/tp-rx.txt" "$TMP/tp-tx.txt" || true; } >&2
 	done
+	[ "$tp" != 0 ] || run_failed "$TMP/tp-rx.txt" "testpmd over memif (twice)"
 	perf_memif "$tp" memif
 	perf_memif "$tp" memif-0cs --zero-udp-csum
 }
@@ -143,12 +146,14 @@ perf_memif() {
 	timeout $((T + 30)) "$PERF" "${EAL[@]}" -l "$C0" --file-prefix "${TAG}c" \
 		--vdev="net_memif0,role=server,socket=$sock,bsize=8192" -- \
 		--server --endpoint port=0,ip=10.99.0.1 "${app[@]}" >"$TMP/up-srv-$label.txt" 2>&1 &
+	local srv=$!
 	wait_memif "$sock"
 	timeout $((T + 30)) "$PERF" "${EAL[@]}" -l "$C1" --file-prefix "${TAG}d" \
 		--vdev="net_memif0,role=client,socket=$sock,bsize=8192" -- \
 		--client 127.0.0.1 --endpoint port=0,ip=10.99.0.2 "${app[@]}" \
-		--json "$TMP/up-$label.json" >"$TMP/up-cli-$label.txt" 2>&1
-	wait || true
+		--json "$TMP/up-$label.json" >"$TMP/up-cli-$label.txt" 2>&1 ||
+		run_failed "$TMP/up-cli-$label.txt" "the uet-perf client over memif ($label)"
+	wait "$srv" || run_failed "$TMP/up-srv-$label.txt" "the uet-perf server over memif ($label)"
 	row "$label" "$tp" "$(perf_pps "$TMP/up-$label.json")"
 }
 
@@ -160,16 +165,19 @@ bench_ring() {
 		--endpoint port=0,ip=10.99.1.1,mac=02:00:00:00:01:01 \
 		--endpoint port=0,ip=10.99.1.2,mac=02:00:00:00:01:02 \
 		--size 1M --duration "$T" --mtu "$MTU" "${APP_COMMON[@]}" \
-		--json "$TMP/up-ring.json" >"$TMP/up-ring.txt" 2>&1
-	row ring "$(tpmd_pps "$TMP/tp-ring.txt")" "$(perf_pps "$TMP/up-ring.json")"
+		--json "$TMP/up-ring.json" >"$TMP/up-ring.txt" 2>&1 ||
+		run_failed "$TMP/up-ring.txt" "uet-perf over net_ring"
+	local tp
+	tp=$(tpmd_pps "$TMP/tp-ring.txt")
+	[ "$tp" != 0 ] || run_failed "$TMP/tp-ring.txt" "testpmd over net_ring (no receive rate)"
+	row ring "$tp" "$(perf_pps "$TMP/up-ring.json")"
 }
 
 case "$WHICH" in
 memif | ring | all) ;;
 *) echo "usage: $0 [memif|ring|all]"; exit 2 ;;
 esac
-echo "uet-perf vs dpdk-testpmd, ${MTU} B payload, ${FRAME} B frames, ${T} s," \
-	"cores $C0 $C1, $ROUNDS rounds"
+bench_header "uet-perf vs dpdk-testpmd, ${MTU} B payload, ${FRAME} B frames, ${T} s, cores $C0 $C1, $ROUNDS rounds"
 printf "%-5s %-9s %7s %13s %13s %14s %15s %7s\n" round device frame_B testpmd_Mpps \
 	testpmd_Gbps uetperf_Mpps goodput_Gbps ratio
 # The tools take turns within each round: this machine's speed drifts by
@@ -178,4 +186,5 @@ for ROUND in $(seq "$ROUNDS"); do
 	[ "$WHICH" = ring ] || bench_memif
 	[ "$WHICH" = memif ] || bench_ring
 done
+echo "# over the rounds: median rates, and the per-round ratio's median and range"
 summary

@@ -30,11 +30,11 @@ bench_scratch uetp
 perf_pps() { # MBUFS [uet-perf options]
 	local mb=$1
 	shift
-	perf_loop "$TMP/p.json" --mbufs "$mb" "$@" || { tail -3 "$TMP/p.txt" >&2; echo 0; return; }
+	perf_loop "$TMP/p.json" --mbufs "$mb" "$@"
 	json_pps "$TMP/p.json" 4096
 }
 
-echo "checksum cost against the mbuf pool: CPU $CORE, $T s runs, median of $ROUNDS"
+bench_header "checksum cost against the mbuf pool: CPU $CORE, $T s runs, median of $ROUNDS"
 printf "%-7s %12s %12s %16s\n" mbufs perf_pps 0cs_pps csum_ns_per_pkt
 for mb in "${SIZES[@]}"; do
 	a=() b=()

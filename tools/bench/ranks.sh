@@ -57,7 +57,7 @@ for i in $(seq 1 "$PROCS"); do
 	ip -n "${T}h$i" addr add "192.168.91.$i/24" dev "${T}v$i"
 	ip -n "${T}h$i" link set "${T}v$i" mtu 9000 up
 done
-echo "ranks.sh: $PROCS processes x $RANKS ranks, all-to-all of $SIZE, --parallel $PARALLEL, af_packet on a bridge"
+bench_header "ranks.sh: $PROCS processes x $RANKS ranks, all-to-all of $SIZE, --parallel $PARALLEL, af_packet on a bridge"
 t0=$(date +%s.%N)
 pids=()
 for i in $(seq 1 "$PROCS"); do

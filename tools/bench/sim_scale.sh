@@ -15,6 +15,7 @@
 # at once would share the memory bandwidth they measure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tools/bench/common.sh
 
 SIM=${UET_SIM:-build/apps/uet-sim/uet-sim}
 SEEDS=${SEEDS:-1}
@@ -26,6 +27,7 @@ HOSTS=("$@")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
+bench_header "uet-sim wall time and peak memory: 2 MiB permutation, 3-tier fat tree"
 printf "%-6s %-5s %-9s %-5s %8s %9s %12s %8s %9s %s\n" hosts lb ack_every seed wall_s rss_mib max_fct_us retx spur_retx complete
 for n in "${HOSTS[@]}"; do
 	for cfg in "ops 16384" "reps 0"; do
@@ -33,7 +35,8 @@ for n in "${HOSTS[@]}"; do
 		for seed in $SEEDS; do
 			/usr/bin/time -f "%e %M" -o "$TMP/time" "$SIM" --nodes "$n" --tiers 3 \
 				--pattern permutation --size "$SIZE" -n 1 --lb "$lb" --ack-every "$ack" \
-				--seed "$seed" --json "$TMP/r.json" >/dev/null
+				--seed "$seed" --json "$TMP/r.json" >"$TMP/out.txt" 2>&1 ||
+				run_failed "$TMP/out.txt" "uet-sim at $n hosts ($lb, seed $seed)"
 			read -r wall rss_kib <"$TMP/time"
 			python3 - "$TMP/r.json" "$n" "$lb" "$ack" "$seed" "$wall" "$rss_kib" <<'PY'
 import json, sys
