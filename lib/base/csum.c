@@ -72,14 +72,6 @@ uet_csum_copy_scalar(void *dst, const void *src, size_t len, uint32_t sum)
 	return fold64(csum_words(dst, src, len, sum, true));
 }
 
-uint16_t
-uet_csum_fold(uint32_t sum)
-{
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 /* Without a NIC's checksum offload (memif, af_packet, ring) both ends sum
  * every payload byte: at 4 KiB that was a fifth of a core's time per

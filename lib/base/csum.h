@@ -27,8 +27,15 @@ uint32_t uet_csum_partial_scalar(const void *buf, size_t len, uint32_t sum);
 uint32_t uet_csum_copy(void *dst, const void *src, size_t len, uint32_t sum);
 uint32_t uet_csum_copy_scalar(void *dst, const void *src, size_t len, uint32_t sum);
 
-/* Fold a 32-bit sum to 16 bits (not inverted). */
-uint16_t uet_csum_fold(uint32_t sum);
+/* Fold a 32-bit sum to 16 bits (not inverted). Inline: every frame folds
+ * two or three sums. */
+static inline uint16_t
+uet_csum_fold(uint32_t sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
 
 /* Add two 32-bit partial sums with the carry folded back in. */
 static inline uint32_t
