@@ -249,7 +249,11 @@ uet_frame_trim(uint8_t *f, size_t len, uint16_t l3_off, size_t new_len, uint8_t 
 	if (udp[6] != 0 || udp[7] != 0) {
 		size_t old_udp = uet_get_be16(udp + 4);
 
-		if (old_udp <= len - l3_off - ihl) {
+		/* A UDP length past the frame (or short of its header) is a
+		 * corrupted one: it stays wrong too. */
+		if (old_udp > len - l3_off - ihl || old_udp < UET_UDP_HLEN) {
+			udp_bad = true;
+		} else {
 			uint32_t s = pseudo_sum(uet_get_be32(ip + 12), uet_get_be32(ip + 16),
 						(uint16_t)old_udp);
 

@@ -218,6 +218,19 @@ test_mark_ce_and_trim(void **state)
 	f[UET_FRAME_HDR_LEN + 1400] ^= 0x10; /* in the part the trim drops */
 	n = uet_frame_trim(f, (size_t)n, UET_ETH_HLEN, UET_FRAME_HDR_LEN + UET_DATA_HDR_LEN, 18);
 	assert_int_equal(uet_frame_decap(f, (size_t)n, &r, UET_FRAME_VERIFY_CSUM), UET_ERR_CHECKSUM);
+	/* The UDP length itself, past the frame or short of its header:
+	 * nothing to sum it over, and still wrong after the trim. */
+	memset(f + UET_FRAME_HDR_LEN, 0x5a, 1500);
+	n = uet_frame_encap(f, sizeof(f), &t, 1500, true);
+	f[UET_ETH_HLEN + UET_IPV4_HLEN + 4] ^= 0x19;
+	n = uet_frame_trim(f, (size_t)n, UET_ETH_HLEN, UET_FRAME_HDR_LEN + UET_DATA_HDR_LEN, 18);
+	assert_int_equal(uet_frame_decap(f, (size_t)n, &r, UET_FRAME_VERIFY_CSUM), UET_ERR_CHECKSUM);
+	memset(f + UET_FRAME_HDR_LEN, 0x5a, 1500);
+	n = uet_frame_encap(f, sizeof(f), &t, 1500, true);
+	f[UET_ETH_HLEN + UET_IPV4_HLEN + 4] = 0;
+	f[UET_ETH_HLEN + UET_IPV4_HLEN + 5] = 4;
+	n = uet_frame_trim(f, (size_t)n, UET_ETH_HLEN, UET_FRAME_HDR_LEN + UET_DATA_HDR_LEN, 18);
+	assert_int_equal(uet_frame_decap(f, (size_t)n, &r, UET_FRAME_VERIFY_CSUM), UET_ERR_CHECKSUM);
 
 	/* Not-ECT packets are never marked. */
 	t.ecn = UET_ECN_NOT_ECT;
