@@ -258,9 +258,17 @@ struct uet_ep_config {
 				   * ACK; 0 disables probes; default 3 */
 	uint8_t loss_detect;      /* enum uet_loss_detect; default adaptive */
 	uint64_t reorder_window_ns; /* adaptive loss detection: fixed reordering
-				   * window; 0 = adaptive (min RTT / 4, grown
-				   * on each proven spurious retransmission up
-				   * to the smoothed RTT) */
+				   * window; 0 = adaptive (below) */
+	uint64_t reorder_seed_ns; /* adaptive loss detection: the least
+				   * reordering window, what the fabric's
+				   * queues can delay one path against another
+				   * (its paths' queues full against empty);
+				   * the endpoint raises the window above it to
+				   * 1.25 x the largest queueing delay its round
+				   * trips showed lately and to what a loss
+				   * proven spurious needed, for all its PDCs;
+				   * 0 = 2 x base_rtt_ns (two fabric hops with
+				   * one-BDP queues) */
 	uint32_t ooo_min_pkts;    /* reordering-based loss detection runs only
 				   * while the receiver reports at least this
 				   * many PSNs held beyond a hole; default 3 */

@@ -66,7 +66,7 @@ int uet_conf_app(void);
 #define UET_PERF_NAME_MAX 32         /* pattern, lb, cc names */
 #define UET_PERF_HOST_MAX 256        /* --client host name */
 #define UET_PERF_CMD_MAX 256         /* --exec-at command */
-#define UET_PERF_OPTS_MAX 112        /* rows of the option table */
+#define UET_PERF_OPTS_MAX 116        /* rows of the option table */
 #define UET_SIM_MAX_FAILURES 64      /* --failure */
 /* --mtu bound: payload + IPv4 (20) + UDP (8) + UET data headers must fit a
  * 9000 B jumbo IP MTU. */
@@ -209,6 +209,7 @@ struct uet_perf_opts {
 	char loss_detect[UET_PERF_NAME_MAX]; /* uet_perf_loss_detect[] */
 	char profile[UET_PERF_NAME_MAX];     /* uet_perf_profiles[] */
 	uint64_t reorder_window_ns;          /* 0: adaptive */
+	uint64_t reorder_seed_ns;            /* 0: the fabric's (uet-sim) or 2 base RTTs */
 	uint32_t ooo_min_pkts;
 	uint32_t probe_rtts;                 /* 0: no probes */
 	uint64_t base_rtt_ns;

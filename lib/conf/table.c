@@ -261,8 +261,16 @@ const struct opt opt_table[] = {
 		  "of at once)" },
 	{ .lname = "reorder-window-ns", .sec = "transport", .key = "reorder_window_ns",
 	  UINT(reorder_window_ns, 0, 0, 1000000000), .flags = F_SYM, .meta = "NS",
-	  .defdoc = "0 (adaptive: min RTT / 4, up to the smoothed RTT)",
+	  .defdoc = "0 (adaptive: from --reorder-seed-ns up, as the endpoint learns)",
 	  .help = "adaptive loss detection: fixed reordering window" },
+	{ .lname = "reorder-seed-ns", .sec = "transport", .key = "reorder_seed_ns",
+	  UINT(reorder_seed_ns, 0, 0, 1000000000), .flags = F_SYM, .meta = "NS",
+	  .defdoc = "0 (uet-sim: the fabric's, its paths' queues full against empty; "
+		    "uet-perf: 2 x --base-rtt-ns)",
+	  .help = "adaptive loss detection: the least reordering window across paths, "
+		  "what the fabric's queues can delay one path against another; the "
+		  "endpoint raises it with the reordering it sees and the losses that "
+		  "prove spurious" },
 	{ .lname = "ooo-min-pkts", .sec = "transport", .key = "ooo_min_pkts",
 	  UINT(ooo_min_pkts, 3, 1, 65535), .flags = F_SYM, .meta = "N",
 	  .help = "adaptive loss detection: infer losses from reordering only while the "

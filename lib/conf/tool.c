@@ -61,6 +61,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 		if (strcmp(o->loss_detect, uet_perf_loss_detect[i]) == 0)
 			c->loss_detect = (uint8_t)i;
 	c->reorder_window_ns = o->reorder_window_ns;
+	c->reorder_seed_ns = o->reorder_seed_ns;
 	c->ooo_min_pkts = o->ooo_min_pkts;
 	c->probe_rtts = o->probe_rtts;
 	c->base_rtt_ns = o->base_rtt_ns;

@@ -73,6 +73,8 @@ uet_ep_config_check(const struct uet_ep_config *c, const char **why)
 		w = "loss_detect must be adaptive or nack-rto";
 	else if (c->reorder_window_ns > 1000000000ULL)
 		w = "reorder_window_ns must be at most 1 s";
+	else if (c->reorder_seed_ns > 1000000000ULL)
+		w = "reorder_seed_ns must be at most 1 s";
 	else if (c->lb == NULL || c->lb->state_size > UET_LB_STATE_MAX)
 		w = "lb must be a registered load balancer";
 	else if (c->cc == NULL || c->cc->state_size > UET_CC_STATE_MAX)

@@ -134,17 +134,11 @@ struct pdc_tx {
 	uint32_t rack_rtt_ns;      /* its RTT */
 	uint32_t rack_psn;         /* its PSN: packets written in one burst share
 				    * a send time, and PSN order breaks the tie */
-	uint32_t reo_round;        /* spurious losses before snd_una passes this
-				    * PSN belong to the round that grew the
-				    * reordering window */
 	uint64_t reo_deadline;     /* reordering timer: a passed packet's window
 				    * runs out */
 	uint64_t suspect_deadline; /* an RTO's suspects go if its verdict has
 				    * not come by then */
 	uint16_t last_ooo;         /* receiver's OOO count in the latest ACK */
-	uint8_t reo_mult;          /* reordering window in min RTT / 4 units */
-	uint8_t reo_persist;       /* recoveries left before reo_mult decays */
-	uint8_t reo_round_on;
 	uint8_t rack_on;           /* rack_* hold a delivery */
 	uint8_t undo_spur;         /* the open loss episode saw a spurious loss */
 	uint8_t undo_real;         /* ... and one confirmed (or a trim) */
@@ -182,6 +176,8 @@ struct pdc_tx {
 	uint32_t rcvd_units;       /* receiver's rcvd_bytes (256 B) last seen */
 	uint64_t last_tx_ns;       /* last transmission, for the LB's idle hint */
 	uint64_t max_rtt_ns;       /* largest RTT sample in the current window */
+	uint64_t win_min_rtt_ns;   /* smallest one */
+	uint16_t rtt_win_n;        /* samples in it (saturating) */
 	uint64_t rtt_win_end;      /* the window restarts after this time */
 	uint8_t trim_seen;         /* the fabric trims: any RTO is a failure */
 	uint32_t rcvd_at_probe;
@@ -325,6 +321,17 @@ struct uet_ep {
 
 	struct ctrl_item *cq;
 	uint32_t cq_head, cq_len;
+
+	/* The reordering window of adaptive loss detection, learned by the
+	 * endpoint for all its PDCs and paths (sender.c, reo_wnd): the largest
+	 * queueing delay its round trips showed in the current and the last
+	 * epoch, and a floor that a loss proven spurious raises at once and
+	 * that fades over seconds. */
+	struct {
+		uint64_t q_cur_ns, q_prev_ns;
+		uint64_t epoch_end_ns;
+		uint64_t floor_ns, floor_at_ns;
+	} reo;
 
 	/* Per ACK being processed: the latest send time delivered on each EV
 	 * (direct-mapped by EV, tagged with evt_stamp so nothing needs

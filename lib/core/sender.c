@@ -4,13 +4,15 @@
  * processing, loss detection and retransmission.
  *
  * Loss detection (doc/architecture.md, "Loss detection") runs on three time
- * scales, as STrack does (strack_slides.md §1.7): (1) RACK (RFC 8985) with
- * an adaptive reordering window, per path: a packet is lost once a later
- * packet on its own EV was delivered and the window has passed, because one
- * path does not reorder while spraying reorders across paths all the time;
- * across paths too where the fabric is not known to trim; (2) a probe after
+ * scales, as STrack does (strack_slides.md §1.7): (1) RACK (RFC 8985) per
+ * path: a packet is lost once a later packet on its own EV was delivered
+ * and a short window has passed, because one path does not reorder while
+ * spraying reorders across paths all the time; across paths too where the
+ * fabric is not known to trim, with a window as long as the fabric's
+ * queues can make one path later than another (reo_wnd); (2) a probe after
  * probe_rtts smoothed RTTs without an ACK, whose quick reply with no
- * progress means the data was lost; (3) the retransmission timer. A trimmed
+ * progress means the data was lost once that window has passed too; (3)
+ * the retransmission timer. A trimmed
  * packet's NACK retransmits at once. With UET_LOSS_NACK_RTO only NACKs and
  * a fixed timer remain, as in the UEC reference simulator.
  *
@@ -18,7 +20,7 @@
  * held until the retransmission's ACK confirms it (the retransmitted copy
  * arrived first) or a second loss of the same PSN does; an ACK echoing the
  * original copy, or one the receiver flags as answering a duplicate, proves
- * it spurious: the feedback is dropped, the reordering window grows, a
+ * it spurious: the feedback is dropped, the reordering window learns, a
  * spurious RTO is undone, and when every loss of an episode was spurious the
  * congestion controller restores its window. Every transmission,
  * retransmissions and probes included, asks the load balancer for its EV.
@@ -630,34 +632,134 @@ static void release_suspects(struct uet_ep *ep, struct pdc *p, uint64_t now);
 
 enum verdict { V_UNKNOWN = 0, V_CONFIRMED, V_SPURIOUS };
 
+/*
+ * The reordering window across paths. Sprayed packets overtake each other
+ * by as much as their paths' queues differ, so the window is what the
+ * fabric's queues can do (reorder_seed_ns: one path's queues full,
+ * another's empty), not RFC 8985's quarter of the minimum RTT, which a
+ * spraying flow outgrows at every start; bounded by what the PDC's round
+ * trips show the queues doing now (reo_wnd). Above that, what the endpoint
+ * learned, for all its PDCs and paths, so a new PDC starts with what the
+ * others saw: how late a packet reported missing then arrived (the
+ * largest in the current and the last epoch of REO_EPOCH_RTTS base RTTs,
+ * plus a quarter), and a floor that a loss proven spurious raises at once
+ * to what that loss needed, fading by half every RTO_LEARN_HALF_NS.
+ */
+#define REO_EPOCH_RTTS 16
+#define REO_CAP_SAMPLES 16
+
 static uint64_t
-reo_wnd(const struct uet_ep *ep, const struct pdc *p)
+reo_epoch_ns(const struct uet_ep *ep)
 {
-	uint64_t w;
+	return REO_EPOCH_RTTS * ep->cfg.base_rtt_ns;
+}
+
+/* A packet reported missing behind a later one arrived after all, this
+ * much later than RACK's clock said it would (its round trip over that of
+ * the latest-sent packet delivered): into the endpoint's current epoch. */
+static void
+reo_note_late(struct uet_ep *ep, uint64_t q, uint64_t now)
+{
+	if (now >= ep->reo.epoch_end_ns) {
+		ep->reo.q_prev_ns =
+			now < ep->reo.epoch_end_ns + reo_epoch_ns(ep) ? ep->reo.q_cur_ns : 0;
+		ep->reo.q_cur_ns = 0;
+		ep->reo.epoch_end_ns = now + reo_epoch_ns(ep);
+	}
+	if (q > ep->reo.q_cur_ns)
+		ep->reo.q_cur_ns = q;
+}
+
+static uint64_t
+reo_floor(const struct uet_ep *ep, uint64_t now)
+{
+	uint64_t halves = now > ep->reo.floor_at_ns
+				  ? (now - ep->reo.floor_at_ns) / RTO_LEARN_HALF_NS
+				  : 0;
+
+	return halves >= 64 ? 0 : ep->reo.floor_ns >> halves;
+}
+
+/* Which window: behind a later packet on the packet's own EV, or behind
+ * one on another (and for a probe's reply, which shows nothing arrived). */
+enum reo_kind { REO_SAME_PATH, REO_CROSS };
+
+/* The window for a packet reported missing behind a later one on its own
+ * EV (REO_SAME_PATH) or on any other (REO_CROSS). Packets on one EV keep
+ * their order (ECMP hashes an EV to one path), so the first waits only
+ * RFC 8985's quarter of the minimum RTT (and the learned floor, where the
+ * fabric reorders one path after all: adaptive routing, a path that
+ * moved). */
+static uint64_t
+reo_wnd(const struct uet_ep *ep, const struct pdc *p, enum reo_kind kind, uint64_t now)
+{
+	uint64_t w, q = 0, f;
 
 	if (ep->cfg.reorder_window_ns != 0)
 		return ep->cfg.reorder_window_ns;
-	/* RFC 8985 §6.2: min RTT / 4 per step, at most the smoothed RTT. */
-	w = base_rtt_est(ep, p) / 4 * (p->tx.reo_mult ? p->tx.reo_mult : 1);
-	if (p->tx.srtt_ns != 0 && w > p->tx.srtt_ns)
-		w = p->tx.srtt_ns;
-	return w;
+	f = reo_floor(ep, now);
+	if (kind == REO_SAME_PATH) {
+		w = base_rtt_est(ep, p) / 4;
+		return f > w ? f : w;
+	}
+	w = ep->cfg.reorder_seed_ns ? ep->cfg.reorder_seed_ns : 2 * ep->cfg.base_rtt_ns;
+	/* The queues can do that; what they are doing bounds it: one path is
+	 * later than another by at most how far apart the PDC's round trips
+	 * lately were (its largest and smallest RTT of about two RTOs), here
+	 * with a margin of as much again and half the minimum RTT for queues
+	 * that grew since, once REO_CAP_SAMPLES round trips sampled the
+	 * paths. Quiet paths then find a loss (a failed link, say) in a
+	 * fraction of what full queues would need, and so do paths that all
+	 * wait in one queue (an incast's last hop), which reorders nothing. */
+	if (p->tx.rtt_win_n >= REO_CAP_SAMPLES) {
+		uint64_t min = base_rtt_est(ep, p), lo = p->tx.win_min_rtt_ns;
+		uint64_t cap = 2 * (p->tx.max_rtt_ns > lo ? p->tx.max_rtt_ns - lo : 0) + min / 2;
+
+		if (cap < w)
+			w = cap;
+	}
+	if (w < base_rtt_est(ep, p) / 4)
+		w = base_rtt_est(ep, p) / 4;
+	/* The epochs' delays, while they are recent. */
+	if (now < ep->reo.epoch_end_ns)
+		q = ep->reo.q_cur_ns > ep->reo.q_prev_ns ? ep->reo.q_cur_ns : ep->reo.q_prev_ns;
+	else if (now < ep->reo.epoch_end_ns + reo_epoch_ns(ep))
+		q = ep->reo.q_cur_ns;
+	if (q + q / 4 > w)
+		w = q + q / 4;
+	return f > w ? f : w;
 }
 
-/* A declared loss was reordering: widen the window, once per round trip
- * (the packets sent before the widening may still prove spurious). */
+/* Raise the floor at once to need, and a quarter more. */
 static void
-reo_grow(struct pdc *p)
+reo_raise(struct uet_ep *ep, uint64_t need, uint64_t now)
 {
-	if (p->tx.reo_round_on && psn_lt(p->tx.snd_una, p->tx.reo_round))
-		return;
-	p->tx.reo_round = p->tx.snd_nxt;
-	p->tx.reo_round_on = 1;
-	if (p->tx.reo_mult == 0)
-		p->tx.reo_mult = 1;
-	if (p->tx.reo_mult < UINT8_MAX)
-		p->tx.reo_mult++;
-	p->tx.reo_persist = 16;
+	need += need / 4;
+	if (need > ep->rto_max_ns)
+		need = ep->rto_max_ns;
+	if (need > reo_floor(ep, now)) {
+		ep->reo.floor_ns = need;
+		ep->reo.floor_at_ns = now;
+	}
+}
+
+/* A loss taken for one proved spurious. Caught before the resend, the
+ * original's own delivery says how late it was: its round trip over the
+ * minimum. Resent, the original came after the resend left (at
+ * e->sent_ns): the window fell short by less than the time since, once
+ * per raise (a resend that left before the last raise was judged with
+ * the window that raise replaced, and must not raise it again). */
+static void
+reo_spurious(struct uet_ep *ep, const struct pdc *p, const struct tx_ent *e, bool resent,
+	     uint64_t now)
+{
+	uint64_t min = base_rtt_est(ep, p);
+
+	if (!resent)
+		reo_raise(ep, now > e->sent_ns + min ? now - e->sent_ns - min : 0, now);
+	else if (e->sent_ns > ep->reo.floor_at_ns)
+		reo_raise(ep, reo_wnd(ep, p, REO_CROSS, now) + (now > e->sent_ns ? now - e->sent_ns : 0),
+			  now);
 }
 
 /*
@@ -803,7 +905,7 @@ judge(struct uet_ep *ep, struct pdc *p, uint32_t psn, enum verdict v, bool rtt_k
 			if (p->tx.rto_undo && psn == p->tx.rto_psn)
 				rto_spurious(ep, p, rtt_known, now);
 		} else if (adaptive(ep) && ep->cfg.reorder_window_ns == 0) {
-			reo_grow(p);
+			reo_spurious(ep, p, e, resent, now);
 		}
 	}
 	if (p->tx.n_held == 0)
@@ -1180,6 +1282,11 @@ ack_one(struct uet_ep *ep, struct pdc *p, uint32_t psn, struct ack_ctx *ac, uint
 	if (e->tx_count == 1) {
 		uint32_t k = e->ev & 255;
 
+		/* Reported missing and then delivered: reordering, and by how
+		 * much, for the window across paths. */
+		if ((e->flags & (TXF_BEHIND | TXF_HELD)) == TXF_BEHIND && p->tx.rack_on &&
+		    now > e->sent_ns + p->tx.rack_rtt_ns)
+			reo_note_late(ep, now - e->sent_ns - p->tx.rack_rtt_ns, now);
 		if (!p->tx.rack_on ||
 		    sent_before(p->tx.rack_sent_ns, p->tx.rack_psn, e->sent_ns, psn)) {
 			uint64_t rtt = now > e->sent_ns ? now - e->sent_ns : 0;
@@ -1208,7 +1315,7 @@ ack_one(struct uet_ep *ep, struct pdc *p, uint32_t psn, struct ack_ctx *ac, uint
 }
 
 static void
-rtt_sample(const struct uet_ep *ep, struct pdc *p, uint64_t rtt, uint64_t now)
+rtt_sample(struct uet_ep *ep, struct pdc *p, uint64_t rtt, uint64_t now)
 {
 	uint64_t err;
 
@@ -1217,10 +1324,16 @@ rtt_sample(const struct uet_ep *ep, struct pdc *p, uint64_t rtt, uint64_t now)
 	 * ones): REPS' rule (reps.md 1.5). */
 	if (now >= p->tx.rtt_win_end) {
 		p->tx.max_rtt_ns = 0;
+		p->tx.win_min_rtt_ns = UINT64_MAX;
+		p->tx.rtt_win_n = 0;
 		p->tx.rtt_win_end = now + 2 * tx_rto(ep, p);
 	}
 	if (rtt > p->tx.max_rtt_ns)
 		p->tx.max_rtt_ns = rtt;
+	if (rtt < p->tx.win_min_rtt_ns)
+		p->tx.win_min_rtt_ns = rtt;
+	if (p->tx.rtt_win_n < UINT16_MAX)
+		p->tx.rtt_win_n++;
 	if (p->tx.min_rtt_ns == 0 || rtt < p->tx.min_rtt_ns)
 		p->tx.min_rtt_ns = rtt;
 	if (p->tx.srtt_ns == 0) {
@@ -1264,20 +1377,26 @@ unpark_refused(struct uet_ep *ep, struct pdc *p)
 	p->tx.n_refused = 0;
 }
 
-/* Declare lost every outstanding PSN last sent before 'before_ns', but
- * none the target refused for want of room: its silence about them is
- * not their loss, and the timer resends them (on_rto). */
+/* Declare lost every outstanding PSN last sent before 'before_ns' whose
+ * time is up as RACK across paths reckons it (sent + the latest delivery's
+ * RTT + the window across paths), but none the target refused for want
+ * of room: its silence about them is not their loss, and the timer
+ * resends them (on_rto). The probe's reply overtakes data queued behind
+ * it (control goes first), so a packet the receiver has not counted yet
+ * may only be waiting in a queue, as long as the queues can hold it. */
 static uint32_t
 mark_lost_before(struct uet_ep *ep, struct pdc *p, uint64_t before_ns, uint32_t *bytes,
 		 uint64_t now)
 {
+	uint64_t wait = (p->tx.rack_on ? p->tx.rack_rtt_ns : base_rtt_est(ep, p)) +
+			reo_wnd(ep, p, REO_CROSS, now);
 	uint32_t psn, n = 0;
 
 	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
 		struct tx_ent *e = ent_of(ep, p, psn);
 
 		if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns >= before_ns ||
-		    e->refused)
+		    e->sent_ns + wait > now || e->refused)
 			continue;
 		*bytes += ent_bytes(e);
 		declare_lost(ep, p, psn, UET_LB_FB_LOSS, now);
@@ -1327,13 +1446,14 @@ rack_detect(struct uet_ep *ep, struct pdc *p, const struct ack_report *r, uint64
 {
 	bool cross = !(ep->cfg.assume_trimming || p->tx.trim_seen);
 	uint32_t psn, n = 0, lost_bytes = 0, gate = ep->cfg.ooo_min_pkts;
-	uint64_t wnd, due, next = UINT64_MAX;
+	uint64_t wnd_path, wnd_cross, due, next = UINT64_MAX;
 
 	p->tx.reo_deadline = 0;
 	if (!adaptive(ep) || p->tx.ent == NULL || !p->tx.rack_on ||
 	    p->tx.last_ooo < (gate > 0 ? gate : 1))
 		return;
-	wnd = reo_wnd(ep, p);
+	wnd_path = reo_wnd(ep, p, REO_SAME_PATH, now);
+	wnd_cross = reo_wnd(ep, p, REO_CROSS, now);
 	for (psn = p->tx.snd_una; psn != p->tx.snd_nxt; psn++) {
 		struct tx_ent *e = ent_of(ep, p, psn);
 
@@ -1350,7 +1470,8 @@ rack_detect(struct uet_ep *ep, struct pdc *p, const struct ack_report *r, uint64
 		}
 		if (!(e->flags & (cross ? TXF_BEHIND : TXF_PASSED)))
 			continue;
-		due = e->sent_ns + p->tx.rack_rtt_ns + wnd;
+		due = e->sent_ns + p->tx.rack_rtt_ns +
+		      ((e->flags & TXF_PASSED) ? wnd_path : wnd_cross);
 		if (due <= now) {
 			lost_bytes += ent_bytes(e);
 			declare_lost(ep, p, psn, UET_LB_FB_LOSS, now);
@@ -1374,10 +1495,6 @@ tx_after_progress(struct uet_ep *ep, struct pdc *p, uint64_t now)
 {
 	if (p->tx.in_recovery && !psn_lt(p->tx.snd_una, p->tx.recovery_psn)) {
 		p->tx.in_recovery = 0;
-		/* RFC 8985: the widened window decays after 16 recoveries that
-		 * proved nothing spurious. */
-		if (p->tx.reo_persist > 0 && --p->tx.reo_persist == 0)
-			p->tx.reo_mult = 1;
 	}
 	if (p->state == PST_CLOSING && !p->tx.close_queued &&
 	    p->tx.snd_una == p->tx.snd_nxt) {
@@ -1496,6 +1613,11 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_
 
 		if (e == NULL || e->tx_count > 1)
 			ep->st.spurious_retx++;
+		/* Where the resend overtook a late original, the loss was
+		 * confirmed (the resend's ACK came first); this duplicate
+		 * says it was not one, and the window learns from it too. */
+		if (e != NULL && e->tx_count > 1 && adaptive(ep) && ep->cfg.reorder_window_ns == 0)
+			reo_spurious(ep, p, e, true, now);
 	}
 	/* The late original of a spurious RTO's packet: how late it was (its
 	 * record may be gone, the PDC idle: the RTO's own notes suffice). */

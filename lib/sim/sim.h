@@ -186,6 +186,14 @@ uint64_t sim_fattree_bdp_bytes(const struct sim_fattree_cfg *c);
  * queues on its way between the two farthest hosts: a full data queue at
  * every switch egress of the path (2 x tiers - 1 of them). */
 uint64_t sim_fattree_queue_ps(const struct sim_fattree_cfg *c);
+/* The most two packets between the same hosts can overtake each other by
+ * on their way out: the fabric egresses that differ between two paths
+ * (2 x tiers - 2 of them: every hop but the host's own ToR downlink, which
+ * all paths share) full on one path and empty on the other; 0 where only
+ * one path leads between ToRs (one uplink per ToR, and per aggregation
+ * switch in 3 tiers). In ps. */
+uint64_t sim_fattree_reorder_ps(const struct sim_fattree_cfg *c,
+				const struct sim_fattree_shape *s);
 /* buf_bytes = buf, ECN Kmin/Kmax = 20% / 80% of it. */
 void sim_link_cfg_queue(struct sim_link_cfg *l, uint64_t buf_bytes);
 /* Frame bytes a data packet of mss_bytes needs (sim_config.mtu_bytes must

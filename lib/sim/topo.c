@@ -165,6 +165,18 @@ sim_fattree_queue_ps(const struct sim_fattree_cfg *c)
 	return ser_ps(h->buf_bytes, h->rate_bps) + (hops - 2) * ser_ps(f->buf_bytes, f->rate_bps);
 }
 
+uint64_t
+sim_fattree_reorder_ps(const struct sim_fattree_cfg *c, const struct sim_fattree_shape *s)
+{
+	uint64_t hops = 2ULL * (c->tiers == 3 ? 3 : 2);
+	const struct sim_link_cfg *f = &c->fabric_link;
+
+	if (f->rate_bps == 0 ||
+	    (s->tor_uplinks <= 1 && (c->tiers != 3 || s->t1_uplinks <= 1)))
+		return 0;
+	return (hops - 2) * ser_ps(f->buf_bytes, f->rate_bps);
+}
+
 void
 sim_link_cfg_queue(struct sim_link_cfg *l, uint64_t buf_bytes)
 {

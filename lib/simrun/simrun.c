@@ -773,6 +773,7 @@ test_start(const struct uet_perf_opts *o, const struct sim_fattree_cfg *fc,
 	json_object_set_new(ts, "loss_detect", json_string(o->loss_detect));
 	json_object_set_new(ts, "rto_min_ns", json_integer((json_int_t)ep->rto_min_ns));
 	json_object_set_new(ts, "rto_ns", json_integer((json_int_t)ep->rto_ns));
+	json_object_set_new(ts, "reorder_seed_ns", json_integer((json_int_t)ep->reorder_seed_ns));
 	json_object_set_new(ts, "link_bps", json_integer((json_int_t)ep->link_bps));
 	json_object_set_new(ts, "verify", json_boolean(o->verify));
 	json_object_set_new(ts, "fabric", json_pack(
@@ -943,6 +944,15 @@ prepare(const struct uet_perf_opts *o, struct sim_fattree_cfg *fc, struct sim_fa
 	if (t->rto_min_ns == 0)
 		t->rto_min_ns = t->base_rtt_ns + (sim_fattree_queue_ps(fc) + 999) / 1000 +
 				t->ack_delay_ns;
+	/* Loss detection across paths waits out what the fabric's queues can
+	 * delay one path against another: below it a loss-free fabric's
+	 * reordering is taken for loss. Where one path leads between ToRs
+	 * nothing reorders, and RFC 8985's quarter RTT is enough. */
+	if (t->reorder_seed_ns == 0) {
+		t->reorder_seed_ns = (sim_fattree_reorder_ps(fc, sh) + 999) / 1000;
+		if (t->reorder_seed_ns == 0)
+			t->reorder_seed_ns = t->base_rtt_ns / 4 ? t->base_rtt_ns / 4 : 1;
+	}
 	rc = uet_perf_opts_to_ep_config(t, ep, algo, err, n);
 	free(t);
 	if (rc != 0)

@@ -82,6 +82,39 @@ def case_sweep(exe, tmp):
     assert p.stdout.count("simulated") == 3, p.stdout
 
 
+def loss_run(exe, tmp, tag, args):
+    path = os.path.join(tmp, "loss-%s.json" % tag)
+    run(exe, ["--nodes", "128", "--pattern", "permutation", "--size", "2M", "--iters", "1",
+              "-J", path] + args)
+    end = json.load(open(path))["end"]
+    assert end["flow_counts"]["ok"] == 128, (tag, end["flow_counts"])
+    return end["losses"], end["fabric"]["ports"]
+
+
+def case_loss_free_no_retx(exe, tmp):
+    # uet-sim's default fabric (2 tiers, 400 Gb/s, one-BDP queues) does
+    # not trim and here drops nothing: a spraying sender must take none of
+    # its reordering for loss, and resends nothing at all.
+    for lb in ("ops", "reps", "bitmap"):
+        for seed in ("1", "2"):
+            l, ports = loss_run(exe, tmp, "free-%s-%s" % (lb, seed), ["--lb", lb, "--seed", seed])
+            assert ports["drops_queue"] == 0 and ports["trims"] == 0, (lb, seed, ports)
+            assert l["retransmissions"] == 0, (lb, seed, l)
+
+
+def case_drops_few_spurious(exe, tmp):
+    # The same at 100 Gb/s drops packets (tail drop, no trimming): the
+    # real losses are found and resent, and at most 5% of the resends
+    # (here: none) were taken for lost while only late.
+    for lb in ("ops", "reps", "bitmap"):
+        for seed in ("1", "2"):
+            l, ports = loss_run(exe, tmp, "drop-%s-%s" % (lb, seed),
+                                ["--link-gbps", "100", "--lb", lb, "--seed", seed])
+            assert ports["drops_queue"] > 0, (lb, seed, ports)
+            assert l["retransmissions"] >= ports["drops_queue"], (lb, seed, l, ports)
+            assert l["spurious_retx"] * 20 <= l["retransmissions"], (lb, seed, l)
+
+
 def case_fabric_rate(exe, tmp):
     # --oversub 8 with --fabric-gbps: 2 ToRs of 8 hosts at 100 Gb/s, one
     # uplink each; bisection sends all 8 hosts of a ToR through it. At
@@ -1189,6 +1222,7 @@ CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "paper_figures": case_paper_figures, "art_collectives": case_art_collectives,
          "mixed_ecmp": case_mixed_ecmp, "shuffle_ties": case_shuffle_ties, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down, "fabric_rate": case_fabric_rate,
+         "loss_free_no_retx": case_loss_free_no_retx, "drops_few_spurious": case_drops_few_spurious,
          "fpga_failure": case_fpga_failure, "eqds_large_message": case_eqds_large_message,
          "eqds_slow_pulls": case_eqds_slow_pulls, "rate": case_rate, "pingpong": case_pingpong,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit,

@@ -181,6 +181,9 @@ draw_loss_detect(uint64_t seed, struct draw *d)
 	uet_prng_seed(&r, seed ^ 0x5e7a9c1d3b2f4e60ULL);
 	c->loss_detect = uet_prng_below(&r, 4) == 0 ? UET_LOSS_NACK_RTO : UET_LOSS_ADAPTIVE;
 	c->reorder_window_ns = uet_prng_below(&r, 3) == 0 ? 500 + uet_prng_below(&r, 50000) : 0;
+	/* The window's seed: 1 ns (nothing but what the endpoint learns) up
+	 * to well past the scenario's RTTs, a third of the time. */
+	c->reorder_seed_ns = uet_prng_below(&r, 3) == 0 ? 1 + uet_prng_below(&r, 50000) : 0;
 	if (pin_loss >= 0) {
 		c->loss_detect = (uint8_t)pin_loss;
 		c->reorder_window_ns = 0;
@@ -420,10 +423,11 @@ print_draw(uint64_t seed, const struct draw *d)
 		       d->fault.ce_ppm, d->flaps, d->spines - 1, (unsigned long long)d->flap_conv_ns,
 		       d->host_down, d->spine_down, d->cut_host,
 		       (unsigned long long)d->cut_at_ns / 1000, d->squeeze ? "squeezed" : "sized");
-	printf("  lb %s, cc %s%s; loss detection %s, reordering window %llu ns; SACK %s\n",
+	printf("  lb %s, cc %s%s; loss detection %s, reordering window %llu ns (seed %llu ns); "
+	       "SACK %s\n",
 	       c->lb->name, c->cc->name, c->assume_trimming ? ", assume trimming" : "",
 	       c->loss_detect == UET_LOSS_NACK_RTO ? "nack-rto" : "adaptive",
-	       (unsigned long long)c->reorder_window_ns,
+	       (unsigned long long)c->reorder_window_ns, (unsigned long long)c->reorder_seed_ns,
 	       c->ack_sack_repeat ? "repeats recent PSNs" : "once per PSN");
 	printf("  %u messages; window %u, mss %u, ack every %u B, probe %u RTTs, ooo %u, "
 	       "rto %llu ns%s, pdcs %u (tx win %u, rx win %u), msgs %u/%u, ctrl %u, "

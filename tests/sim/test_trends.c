@@ -316,18 +316,15 @@ test_failures(void **state)
 			      (unsigned long long)o_drops, (o_last - o_at) / 1e3,
 			      (unsigned long long)drops, (last - at) / 1e3, rto / 1e3);
 		/* OPS keeps spraying into the link until it comes back; REPS
-		 * sends it at least 5x fewer packets (measured 8x, 11x). */
+		 * sends it at least 5x fewer packets (measured 7x, 10x). */
 		assert_true(o_last - o_at > 2 * rto);
 		assert_true(drops * 5 <= o_drops);
-		/* The first failure: every REPS sender that lost packets to
-		 * it froze on its first confirmed loss, within one RTO and a
-		 * round trip. At the second, the fabric is loaded and one
-		 * sender's recent RTTs (2.2x base, NSCC's queueing target is
-		 * one base RTT) read as congestion under REPS' 1.65x rule: it
-		 * never freezes and its exploration finds the dead link now
-		 * and then until the link returns (doc/results.md). */
-		if (f == 0)
-			assert_true(last - at <= rto + rto / 2);
+		/* At both failures every REPS sender that lost packets to it
+		 * froze on its first confirmed loss, within one RTO and a
+		 * round trip: the loss is found across paths in a window that
+		 * the PDC's recent round trips bound (doc/architecture.md),
+		 * short on quiet paths. */
+		assert_true(last - at <= rto + rto / 2);
 		/* Per sender: the same hosts lose packets there under both,
 		 * but each OPS sender keeps losing them for most of the
 		 * failure, each REPS sender for about an RTO (at the first
@@ -343,8 +340,7 @@ test_failures(void **state)
 			assert_true(n > 0 && n <= on);
 			assert_true(op50 > 2 * rto);
 			assert_true(p50 <= rto + rto / 2);
-			if (f == 0)
-				assert_true(max <= rto + rto / 2);
+			assert_true(max <= rto + rto / 2);
 		}
 	}
 	note("completion OPS %.1f us, REPS %.1f us; drops at failed links OPS %llu, "
@@ -352,30 +348,24 @@ test_failures(void **state)
 		      (unsigned long long)res[0].drops_down, (unsigned long long)res[1].drops_down,
 		      (double)res[0].drops_down / (double)(res[1].drops_down ? res[1].drops_down : 1));
 	/* The paper's REPS finishes > 35% sooner; here OPS's losses cost it
-	 * little since its resends are no longer spurious (REPS 842.5 vs OPS
-	 * 837.2 us; doc/results.md): no worse than 5% behind. */
+	 * little since its resends are not spurious (REPS 925.2 vs OPS
+	 * 982.6 us; doc/results.md): no worse than 5% behind. */
 	assert_true(res[1].completion_ns * 100 <= res[0].completion_ns * 105);
 	assert_true(res[1].drops_down * 5 <= res[0].drops_down * 2); /* >= 2.5x fewer */
 	/* A sender's first burst of losses there ends when REPS freezes
-	 * (the freeze lasts 10 ms here, so no sender comes back). At the
-	 * first failure every sender's does within an RTO and a half; at the
-	 * second the sender the 1.65x rule keeps from freezing loses
-	 * packets there for more than two RTOs. With trimming, as the artifact ran its failure
-	 * micro-benchmark, every timeout is a failure (congestion would have
-	 * been trimmed): every sender's first burst at both failures ends
-	 * within three RTO floors (measured 40.7 and 59.7 us, the floor
-	 * 34.4 us; the RTO itself is srtt + 4 rttvar, above the floor under
-	 * load). At the second failure that is well short of the untrimmed
-	 * run's sender that never froze. */
+	 * (the freeze lasts 10 ms here, so no sender comes back): at both
+	 * failures every sender's does within an RTO and a half. With
+	 * trimming, as the artifact ran its failure micro-benchmark, every
+	 * timeout is a failure (congestion would have been trimmed): every
+	 * sender's first burst at both failures ends within three RTO floors
+	 * (measured 40.7 and 59.7 us, the floor 34.4 us; the RTO itself is
+	 * srtt + 4 rttvar, above the floor under load). */
 	for (f = 0; f < 2; f++) {
 		uint64_t burst = failure_burst_max(&res[1], f);
 
 		note("failure %zu: the longest first burst of a REPS sender's losses %.1f us\n", f,
 		     burst / 1e3);
-		if (f == 0)
-			assert_true(burst <= rto + rto / 2);
-		else
-			assert_true(burst > 2 * rto);
+		assert_true(burst <= rto + rto / 2);
 	}
 	simulate(&res[2], "--nodes", "64", "--hosts-per-tor", "8", "--pattern", "permutation",
 		 "--size", "32M", "--iters", "1", "--lb", "reps", "--cc", "nscc", "--ack-every",
@@ -388,12 +378,6 @@ test_failures(void **state)
 		note("trimming, failure %zu: every REPS sender's first burst of losses within "
 		     "%.1f us (RTO %.1f us)\n", f, burst / 1e3, res[2].rto_min_ns / 1e3);
 		assert_true(burst > 0 && burst <= 3 * res[2].rto_min_ns);
-		if (f == 1) {
-			uint64_t n, p50, max;
-
-			failure_senders(&res[1], f, &n, &p50, &max);
-			assert_true(burst * 3 <= max * 2);
-		}
 	}
 	for (l = 0; l < 3; l++)
 		release(&res[l]);
