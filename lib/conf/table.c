@@ -254,9 +254,10 @@ const struct opt opt_table[] = {
 	{ .lname = "loss-detect", .sec = "transport", .key = "loss_detect", .type = T_NAME,
 	  .names = NAMES_LOSS, FLD(loss_detect), .sdef = "adaptive", .flags = F_SYM,
 	  .meta = "MODE",
-	  .help = "how losses no NACK reports are found: adaptive (RACK with a reordering "
-		  "window that adapts to spurious retransmissions, probes, an RTO undone "
-		  "when spurious) or nack-rto (the UEC reference simulator's: NACKs and a "
+	  .help = "how losses no NACK reports are found: adaptive (RACK per path, and "
+		  "across paths with a reordering window from what the fabric's queues can "
+		  "do that the endpoint learns, probes, an RTO undone when spurious) or "
+		  "nack-rto (the UEC reference simulator's: NACKs and a "
 		  "fixed RTO, --rto-ns or --rto-min-ns, whose expiry the load balancer hears "
 		  "of at once)" },
 	{ .lname = "reorder-window-ns", .sec = "transport", .key = "reorder_window_ns",
