@@ -48,6 +48,7 @@ STATE="$TMP/$NAME.json"
 cleanup() {
 	pkill -f -- "-J $TMP/" 2>/dev/null || true
 	[ ! -e "$STATE" ] || tools/fabric down --state "$STATE" >/dev/null 2>&1 || true
+	dpdk_runtime_rm "$NAME"
 	if [ -n "${KEEP:-}" ]; then echo "reports in $TMP"; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT INT TERM
@@ -60,7 +61,7 @@ tools/fabric up --name "$NAME" --state "$STATE" --leaves 2 --spines 4 --hosts-pe
 HOSTS_NS=$(tools/fabric args netns --state "$STATE")
 read -r -a VDEV <<<"$(tools/fabric args eal --state "$STATE")"
 read -r -a EPS <<<"$(tools/fabric args app --state "$STATE")"
-EAL=(--no-huge --no-shconf --no-pci -m 1024 -l 0 --log-level=error "${VDEV[@]}")
+EAL=(--no-huge --no-shconf --no-pci -m 1024 -l 0 --file-prefix "$NAME" --log-level=error "${VDEV[@]}")
 APP=("${EPS[@]}" --pattern permutation -D "$T" --size 256K --seed 8 --ack-every 0
 	--base-rtt-ns 80000 --link-gbps 2 --max-rto-retx 40 --stall-timeout 10 -i 0)
 
