@@ -264,9 +264,10 @@ struct uet_ep_config {
 				   * queues can delay one path against another
 				   * (its paths' queues full against empty);
 				   * the endpoint raises the window above it to
-				   * 1.25 x the largest queueing delay its round
-				   * trips showed lately and to what a loss
-				   * proven spurious needed, for all its PDCs;
+				   * 1.25 x how late packets reported missing
+				   * and then delivered were lately, and to
+				   * 1.25 x what a loss proven spurious needed,
+				   * for all its PDCs;
 				   * 0 = 2 x base_rtt_ns (two fabric hops with
 				   * one-BDP queues) */
 	uint32_t ooo_min_pkts;    /* reordering-based loss detection runs only

@@ -59,6 +59,15 @@ enum pdc_state {
 			 * later packet sent on the same EV */
 #define TXF_BEHIND 0x80 /* ... a later packet sent on any EV */
 
+/* More per-PSN flags (tx_ent.xflags) */
+#define TXX_REFUSED 0x01 /* the target refused it for want of room, and has
+			  * acknowledged nothing new since */
+#define TXX_BY_WND 0x02  /* last declared lost behind a later delivery or by
+			  * a probe's reply (not by the timer or a NACK):
+			  * a duplicate of its resend says the window was
+			  * short */
+#define TXX_SAME_EV 0x04 /* ... behind a later packet on its own EV */
+
 /* One PSN in [snd_una, snd_nxt): 24 bytes. */
 struct tx_ent {
 	uint64_t sent_ns;   /* last (re)transmission */
@@ -70,8 +79,7 @@ struct tx_ent {
 	uint8_t tx_count;
 	uint8_t flags;
 	uint8_t nacks;      /* trim NACKs received for this PSN */
-	uint8_t refused;    /* the target refused it for want of room, and
-			     * has acknowledged nothing new since */
+	uint8_t xflags;     /* TXX_* */
 };
 
 _Static_assert(sizeof(struct tx_ent) == 24, "a send record is 24 bytes");
@@ -323,10 +331,10 @@ struct uet_ep {
 	uint32_t cq_head, cq_len;
 
 	/* The reordering window of adaptive loss detection, learned by the
-	 * endpoint for all its PDCs and paths (sender.c, reo_wnd): the largest
-	 * queueing delay its round trips showed in the current and the last
-	 * epoch, and a floor that a loss proven spurious raises at once and
-	 * that fades over seconds. */
+	 * endpoint for all its PDCs and paths (sender.c, reo_wnd): how late,
+	 * at most, packets reported missing and then delivered were in the
+	 * current and the last epoch, and a floor that a loss proven
+	 * spurious raises at once and that fades over seconds. */
 	struct {
 		uint64_t q_cur_ns, q_prev_ns;
 		uint64_t epoch_end_ns;

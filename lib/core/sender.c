@@ -610,6 +610,7 @@ mark_lost(const struct uet_ep *ep, struct pdc *p, uint32_t psn)
 	if (e->flags & (TXF_ACKED | TXF_LOST))
 		return false;
 	e->flags |= TXF_LOST;
+	e->xflags &= (uint8_t)~(TXX_BY_WND | TXX_SAME_EV);
 	p->tx.inflight_bytes -= ent_bytes(e);
 	p->tx.inflight_pkts--;
 	rtxq_push(ep, p, psn);
@@ -708,10 +709,12 @@ reo_wnd(const struct uet_ep *ep, const struct pdc *p, enum reo_kind kind, uint64
 	 * lately were (its largest and smallest RTT of about two RTOs), here
 	 * with a margin of as much again and half the minimum RTT for queues
 	 * that grew since, once REO_CAP_SAMPLES round trips sampled the
-	 * paths. Quiet paths then find a loss (a failed link, say) in a
-	 * fraction of what full queues would need, and so do paths that all
-	 * wait in one queue (an incast's last hop), which reorders nothing. */
-	if (p->tx.rtt_win_n >= REO_CAP_SAMPLES) {
+	 * paths, and while that window lasts (a PDC that has heard nothing
+	 * for longer knows nothing of its queues now). Quiet paths then find
+	 * a loss (a failed link, say) in a fraction of what full queues would
+	 * need, and so do paths that all wait in one queue (an incast's last
+	 * hop), which reorders nothing. */
+	if (p->tx.rtt_win_n >= REO_CAP_SAMPLES && now < p->tx.rtt_win_end) {
 		uint64_t min = base_rtt_est(ep, p), lo = p->tx.win_min_rtt_ns;
 		uint64_t cap = 2 * (p->tx.max_rtt_ns > lo ? p->tx.max_rtt_ns - lo : 0) + min / 2;
 
@@ -727,6 +730,8 @@ reo_wnd(const struct uet_ep *ep, const struct pdc *p, enum reo_kind kind, uint64
 		q = ep->reo.q_cur_ns;
 	if (q + q / 4 > w)
 		w = q + q / 4;
+	if (w > ep->rto_max_ns) /* one stalled packet must not outwait the timer */
+		w = ep->rto_max_ns;
 	return f > w ? f : w;
 }
 
@@ -743,12 +748,13 @@ reo_raise(struct uet_ep *ep, uint64_t need, uint64_t now)
 	}
 }
 
-/* A loss taken for one proved spurious. Caught before the resend, the
- * original's own delivery says how late it was: its round trip over the
- * minimum. Resent, the original came after the resend left (at
- * e->sent_ns): the window fell short by less than the time since, once
- * per raise (a resend that left before the last raise was judged with
- * the window that raise replaced, and must not raise it again). */
+/* A loss that a window declared (TXX_BY_WND), proved spurious. Caught
+ * before the resend, the original's own delivery says how late it was:
+ * its round trip over the minimum. Resent, the original came after the
+ * resend left (at e->sent_ns): the window that declared it (on its own
+ * EV or across paths) fell short by less than the time since, once per
+ * raise (a resend that left before the last raise was judged with the
+ * window that raise replaced, and must not raise it again). */
 static void
 reo_spurious(struct uet_ep *ep, const struct pdc *p, const struct tx_ent *e, bool resent,
 	     uint64_t now)
@@ -758,7 +764,9 @@ reo_spurious(struct uet_ep *ep, const struct pdc *p, const struct tx_ent *e, boo
 	if (!resent)
 		reo_raise(ep, now > e->sent_ns + min ? now - e->sent_ns - min : 0, now);
 	else if (e->sent_ns > ep->reo.floor_at_ns)
-		reo_raise(ep, reo_wnd(ep, p, REO_CROSS, now) + (now > e->sent_ns ? now - e->sent_ns : 0),
+		reo_raise(ep,
+			  reo_wnd(ep, p, (e->xflags & TXX_SAME_EV) ? REO_SAME_PATH : REO_CROSS, now) +
+				  (now > e->sent_ns ? now - e->sent_ns : 0),
 			  now);
 }
 
@@ -934,6 +942,8 @@ declare_lost(struct uet_ep *ep, struct pdc *p, uint32_t psn, enum uet_lb_fb_kind
 	mark_lost(ep, p, psn);
 	e->flags = (uint8_t)((e->flags & ~TXF_HELD_RTO) | TXF_HELD |
 			     (kind == UET_LB_FB_TIMEOUT ? TXF_HELD_RTO : 0));
+	if (kind == UET_LB_FB_LOSS)
+		e->xflags |= (uint8_t)(TXX_BY_WND | ((e->flags & TXF_PASSED) ? TXX_SAME_EV : 0));
 	e->lost_ev = e->ev;
 	p->tx.n_held++;
 	if (!adaptive(ep))
@@ -1267,8 +1277,8 @@ ack_one(struct uet_ep *ep, struct pdc *p, uint32_t psn, struct ack_ctx *ac, uint
 		p->tx.inflight_bytes -= ent_bytes(e);
 		p->tx.inflight_pkts--;
 	}
-	if (e->refused) {
-		e->refused = 0;
+	if (e->xflags & TXX_REFUSED) {
+		e->xflags &= (uint8_t)~TXX_REFUSED;
 		p->tx.n_refused--;
 	}
 	e->flags = (uint8_t)((e->flags | TXF_ACKED) & ~TXF_LOST);
@@ -1369,8 +1379,8 @@ unpark_refused(struct uet_ep *ep, struct pdc *p)
 	for (psn = p->tx.snd_una; p->tx.n_refused > 0 && psn != p->tx.snd_nxt; psn++) {
 		struct tx_ent *e = ent_of(ep, p, psn);
 
-		if (e->refused) {
-			e->refused = 0;
+		if (e->xflags & TXX_REFUSED) {
+			e->xflags &= (uint8_t)~TXX_REFUSED;
 			p->tx.n_refused--;
 		}
 	}
@@ -1396,10 +1406,11 @@ mark_lost_before(struct uet_ep *ep, struct pdc *p, uint64_t before_ns, uint32_t 
 		struct tx_ent *e = ent_of(ep, p, psn);
 
 		if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns >= before_ns ||
-		    e->sent_ns + wait > now || e->refused)
+		    e->sent_ns + wait > now || (e->xflags & TXX_REFUSED))
 			continue;
 		*bytes += ent_bytes(e);
 		declare_lost(ep, p, psn, UET_LB_FB_LOSS, now);
+		e->xflags &= (uint8_t)~TXX_SAME_EV; /* the probe waited the cross window */
 		n++;
 	}
 	return n;
@@ -1437,9 +1448,10 @@ reported_missing(const struct ack_report *r, uint32_t psn)
  * the same rule applies only where the fabric is not known to trim: a
  * trimming fabric NACKs what congestion cuts, and what it loses silently
  * (a failure) shows on the path itself or to the probe and the RTO. The
- * window starts at a quarter of the minimum RTT and grows with each round
- * that proves a loss spurious. A packet whose window has not passed yet
- * arms the reordering timer. r: this ACK's report (NULL from the timer).
+ * windows are reo_wnd()'s: a quarter of the minimum RTT on the packet's
+ * own EV, what the fabric's queues can do across paths. A packet whose
+ * window has not passed yet arms the reordering timer. r: this ACK's
+ * report (NULL from the timer).
  */
 static void
 rack_detect(struct uet_ep *ep, struct pdc *p, const struct ack_report *r, uint64_t now)
@@ -1613,10 +1625,13 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_
 
 		if (e == NULL || e->tx_count > 1)
 			ep->st.spurious_retx++;
-		/* Where the resend overtook a late original, the loss was
-		 * confirmed (the resend's ACK came first); this duplicate
-		 * says it was not one, and the window learns from it too. */
-		if (e != NULL && e->tx_count > 1 && adaptive(ep) && ep->cfg.reorder_window_ns == 0)
+		/* Where a window's resend overtook a late original, the
+		 * loss was confirmed (the resend's ACK came first); this
+		 * duplicate says it was not one, and the window learns from
+		 * it too. Not a timer's resend: its duplicate says an ACK
+		 * died or the timer was early, nothing of the window. */
+		if (e != NULL && e->tx_count > 1 && (e->xflags & TXX_BY_WND) && adaptive(ep) &&
+		    ep->cfg.reorder_window_ns == 0)
 			reo_spurious(ep, p, e, true, now);
 	}
 	/* The late original of a spurious RTO's packet: how late it was (its
@@ -1846,8 +1861,8 @@ tx_on_nack(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta 
 		 * not a transport error), so the count starts again. */
 		if (target_busy(h->nack_code)) {
 			p->tx.rto_fails = 0;
-			if (!(e->flags & TXF_ACKED) && !e->refused) {
-				e->refused = 1;
+			if (!(e->flags & TXF_ACKED) && !(e->xflags & TXX_REFUSED)) {
+				e->xflags |= TXX_REFUSED;
 				p->tx.n_refused++;
 			}
 		}
@@ -1939,7 +1954,7 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 		 * windows resent in lockstep into a trimming queue got the one
 		 * packet their targets' messages waited on trimmed every time
 		 * (the fault swarm, seed 1705223). */
-		if (e->refused && e->sent_ns + age <= now) {
+		if ((e->xflags & TXX_REFUSED) && e->sent_ns + age <= now) {
 			if (refused_seen)
 				continue;
 			refused_seen = true;
@@ -1996,7 +2011,7 @@ on_rto(struct uet_ep *ep, struct pdc *p, uint64_t now)
 			e = ent_of(ep, p, psn);
 			if ((e->flags & (TXF_ACKED | TXF_LOST)) || e->sent_ns + age > now)
 				continue;
-			if (e->refused && psn != refused_probe)
+			if ((e->xflags & TXX_REFUSED) && psn != refused_probe)
 				continue;
 			if ((e->flags & (TXF_HELD | TXF_HELD_RTO)) && blind)
 				continue;

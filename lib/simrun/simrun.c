@@ -952,6 +952,9 @@ prepare(const struct uet_perf_opts *o, struct sim_fattree_cfg *fc, struct sim_fa
 		t->reorder_seed_ns = (sim_fattree_reorder_ps(fc, sh) + 999) / 1000;
 		if (t->reorder_seed_ns == 0)
 			t->reorder_seed_ns = t->base_rtt_ns / 4 ? t->base_rtt_ns / 4 : 1;
+		/* Huge buffers on slow links: the option's own bound. */
+		if (t->reorder_seed_ns > 1000000000)
+			t->reorder_seed_ns = 1000000000;
 	}
 	rc = uet_perf_opts_to_ep_config(t, ep, algo, err, n);
 	free(t);

@@ -5,7 +5,8 @@
  * so that it fails if its mechanism is taken out:
  * - the reordering window starts at what the fabric's queues can do, and
  *   the endpoint learns more: late packets beyond it that prove spurious
- *   raise it at once, for every PDC of the endpoint;
+ *   raise it at once, for every PDC of the endpoint; a timer's resend
+ *   that proves spurious teaches it nothing;
  * - per path: a slow path that keeps its own order costs nothing where the
  *   fabric trims, however late it is;
  * - spurious detection: a retransmission the receiver reports as a
@@ -640,6 +641,83 @@ test_rto_learns_late_round_trips(void **state)
 	duo_fini(&d);
 }
 
+/* B's ACKs die from 3 us to black_until_ns (a path that fails for ACKs
+ * alone); every eighth data packet sent from late_from_ns on arrives
+ * late_ns late. */
+static uint64_t black_until_ns, late_from_ns;
+
+static bool
+black_then_late_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	if (!a_to_b)
+		return !(p->meta.kind == UET_PKT_ACK && d->now >= 3000 && d->now < black_until_ns);
+	if (p->meta.kind == UET_PKT_DATA && d->now >= late_from_ns && pkt_index(p) % 8 == 3) {
+		p->deliver_ns += late_ns;
+		late_seen++;
+	}
+	return true;
+}
+
+/* One message of 64 packets with B's ACKs dead until black_until_ns, then
+ * one of 400 on a second PDC with every eighth packet 10 us late: that
+ * one's spurious retransmissions. */
+static uint64_t
+black_then_late_run(uint64_t black_ns, uint64_t *timer_spur)
+{
+	struct uet_ep_config c;
+	uint64_t spur_before;
+	struct duo d;
+
+	duo_config(&c);
+	c.probe_rtts = 0;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = black_then_late_filter;
+	black_until_ns = black_ns;
+	late_from_ns = UINT64_MAX;
+	late_ns = 10000;
+	late_seen = 0;
+	assert_int_equal(duo_send(&d, &d.a, 1, 64 * 4096, 0), 0);
+	assert_true(duo_run(&d, 100000000));
+	assert_true(duo_msg_exact(&d.b, 1, 64 * 4096));
+	assert_int_equal(st(&d.a)->loss_inferred, 0);
+	*timer_spur = spur_before = st(&d.a)->spurious_retx;
+	late_from_ns = d.now;
+	assert_int_equal(duo_send(&d, &d.a, 2, 400 * 4096, 1), 0);
+	assert_true(duo_run(&d, d.now + 100000000));
+	assert_true(duo_msg_exact(&d.b, 2, 400 * 4096));
+	assert_int_equal(late_seen, 50);
+	spur_before = st(&d.a)->spurious_retx - spur_before;
+	duo_fini(&d);
+	return spur_before;
+}
+
+/* The timer's resend that the receiver reports as a duplicate says an ACK
+ * died (or the timer was early), nothing of the reordering window: it
+ * must not raise the endpoint's window. So after such duplicates, a
+ * second PDC's packets 10 us late (beyond the window's start, twice the
+ * 4 us base RTT) are taken for lost at least as often as on an endpoint
+ * whose ACKs all arrived (measured 8 and 3); raised by the duplicates (to
+ * 1.25 x the window and the resend's round trip, 12.5 us or more), the
+ * window hides all but one. */
+static void
+test_timer_duplicate_teaches_no_window(void **state)
+{
+	uint64_t timer_spur, clean_spur, spur, clean;
+
+	(void)state;
+	clean = black_then_late_run(0, &clean_spur);
+	spur = black_then_late_run(60000, &timer_spur);
+	print_message("# packets 10 us late: %" PRIu64 " spurious retransmissions after %" PRIu64
+		      " spurious timer resends, %" PRIu64 " after none\n", spur, timer_spur,
+		      clean);
+	assert_int_equal(clean_spur, 0);
+	/* The timer fired in the blackout and its resends arrived as
+	 * duplicates: what this test is about. */
+	assert_true(timer_spur >= 1);
+	assert_true(clean >= 2);
+	assert_true(spur >= clean);
+}
+
 static bool
 drop_one_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 {
@@ -955,6 +1033,7 @@ main(void)
 		cmocka_unit_test(test_late_timer_after_first_rtt),
 		cmocka_unit_test(test_blind_dead_path_gives_up),
 		cmocka_unit_test(test_rto_learns_late_round_trips),
+		cmocka_unit_test(test_timer_duplicate_teaches_no_window),
 		cmocka_unit_test(test_nack_rto_mode),
 		cmocka_unit_test(test_rto_resend_beats_the_window),
 		cmocka_unit_test(test_suspects_lost_at_next_timeout),
