@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The REPS paper's scenarios at full size on uet-sim, as markdown tables.
 
-usage: tools/sim/paper_trends.py [--uet-sim PATH] [--quick] [--only N,...] [--out FILE]
+usage: tools/sim/paper_trends.py [--uet-sim PATH] [--quick] [--only N,...]
+                                 [--s3-seeds 1,2,...] [--out FILE] [--keep DIR]
 
 Scenarios (the CI-sized versions are tests/sim/test_trends.c):
   1  symmetric: 1024 hosts, 8 MiB permutation and tornado, ECMP / OPS / REPS
   2  asymmetric: one of 8 uplinks at 200 Gb/s (16 hosts, 32 MiB tornado);
      3% of ToR uplinks at half rate (128 hosts, 8 MiB permutation)
   3  transient failures: 128 hosts, 64 MiB permutation, a ToR uplink down
-     100 us at 100 us and another 200 us at 350 us
+     100 us at 100 us and another 200 us at 350 us; OPS, REPS and REPS with
+     the paper's 100 us freeze and without one, over --s3-seeds (default
+     1-5: one failure's timing against the flows' makes a single run noisy)
   4  incast 8:1, 32 MiB, NSCC, DCTCP and EQDS, trimming
   5  EV-set size: 1024 hosts, 8 MiB permutation, 32 / 256 / 65535 EVs
 --quick runs them at 128 hosts where the paper uses 1024 (minutes, not tens).
@@ -19,6 +22,8 @@ a temporary directory (--keep DIR keeps them).
 import argparse
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,7 +35,7 @@ import time
 RUNS = []
 
 
-def sim(args, exe, tmp, tag):
+def sim(args, exe, tmp, tag, record=True):
     path = os.path.join(tmp, tag + ".json")
     cmd = [exe] + args + ["-J", path]
     t0 = time.time()
@@ -42,9 +47,12 @@ def sim(args, exe, tmp, tag):
     rep = json.load(open(path))
     end = rep["end"]
     losses = end["losses"]
-    RUNS.append((tag, losses["network_drops"], losses["retransmissions"],
-                 losses["spurious_retx"], losses["declared"]["timeout"]))
+    row = (tag, losses["network_drops"], losses["retransmissions"],
+           losses["spurious_retx"], losses["declared"]["timeout"])
+    if record:
+        RUNS.append(row)
     return {
+        "losses": row[1:],
         "compl_us": end["completion_ns"] / 1e3 if end["completion_ns"] else float("nan"),
         "fct_max_us": (end["fct"]["max_ns"] or 0) / 1e3,
         "fct_p99_us": (end["fct"]["p99_ns"] or 0) / 1e3,
@@ -99,25 +107,49 @@ def s2(a, exe, tmp, out):
 
 
 def s3(a, exe, tmp, out):
-    out.append("### 3. Transient ToR-uplink failures (128 hosts, 64 MiB permutation)\n")
-    out.append("| LB | completion (us) | packets dropped at the failed links | last drop after "
-               "failure 1 / 2 (us) |")
-    out.append("|---|---|---|---|")
-    res = {}
-    for lb in ("ops", "reps"):
-        r = sim(["--nodes", "128", "--pattern", "permutation", "--size", "64M",
-                 "--failure", "link-down:100us:tor0.up0:for=100us",
-                 "--failure", "link-down:350us:tor1.up3:for=200us"] + common(lb), exe, tmp,
-                "s3-" + lb)
-        f = r["failures"]
-        after = ["%.1f" % ((x["last_drop_ns"] - x["at_ns"]) / 1e3) if x["last_drop_ns"] else "-"
-                 for x in f]
-        out.append("| %s | %.1f | %d | %s |" % (lb.upper(), r["compl_us"], r["drops_down"],
-                                                 " / ".join(after)))
-        res[lb] = r
-    out.append("\nCompletion OPS / REPS: %.2fx (above 1: REPS faster); REPS drops %.1fx fewer.\n" % (
-        res["ops"]["compl_us"] / res["reps"]["compl_us"],
-        res["ops"]["drops_down"] / max(1, res["reps"]["drops_down"])))
+    seeds = [x.strip() for x in a.s3_seeds.split(",")]
+    out.append("### 3. Transient ToR-uplink failures (128 hosts, 64 MiB permutation, "
+               "seeds %s)\n" % ",".join(seeds))
+    out.append("Median over the seeds [min-max]; a sender's span is from its first to "
+               "its last drop at the failed link.\n")
+    out.append("| LB | completion (us) | packets dropped at the failed links | last drop "
+               "after failure 1 / 2 (us) | senders' span at failure 2, median / max (us) |")
+    out.append("|---|---|---|---|---|")
+    setups = (("OPS", "ops", [], "ops"), ("REPS", "reps", [], "reps"),
+              ("REPS, --reps-freeze-ns 100000", "reps", ["--reps-freeze-ns", "100000"],
+               "reps-freeze100us"),
+              ("REPS, --reps-no-freeze", "reps", ["--reps-no-freeze"], "reps-nofreeze"))
+    med = {}
+    for name, lb, extra, tag in setups:
+        rs = []
+        for sd in seeds:
+            rs.append(sim(["--nodes", "128", "--pattern", "permutation", "--size", "64M",
+                           "--failure", "link-down:100us:tor0.up0:for=100us",
+                           "--failure", "link-down:350us:tor1.up3:for=200us"] +
+                          common(lb) + extra + ["--seed", sd], exe, tmp,
+                          "s3-%s-s%s" % (tag, sd), record=False))
+        RUNS.append(("s3-%s (%d seeds)" % (tag, len(rs)),) +
+                    tuple(sum(r["losses"][i] for r in rs) for i in range(4)))
+
+        def span(vals, fmt="%.1f"):
+            return (fmt + " [" + fmt + "-" + fmt + "]") % (
+                statistics.median(vals), min(vals), max(vals))
+        after = []
+        for k in range(2):
+            v = [(r["failures"][k]["last_drop_ns"] - r["failures"][k]["at_ns"]) / 1e3
+                 for r in rs if r["failures"][k]["last_drop_ns"]]
+            after.append("%.1f" % statistics.median(v) if v else "-")
+        sp50 = [r["failures"][1]["senders"]["span_p50_ns"] / 1e3 for r in rs]
+        spmax = [r["failures"][1]["senders"]["span_max_ns"] / 1e3 for r in rs]
+        med[name] = (statistics.median(r["compl_us"] for r in rs),
+                     statistics.median(r["drops_down"] for r in rs))
+        out.append("| %s | %s | %s | %s | %.1f / %.1f |" % (
+            name, span([r["compl_us"] for r in rs]),
+            span([r["drops_down"] for r in rs], "%d"), " / ".join(after),
+            statistics.median(sp50), statistics.median(spmax)))
+    out.append("\nMedian completion OPS / REPS: %.2fx (above 1: REPS faster); REPS drops "
+               "%.1fx fewer.\n" % (med["OPS"][0] / med["REPS"][0],
+                                    med["OPS"][1] / max(1, med["REPS"][1])))
 
 
 def s4(a, exe, tmp, out):
@@ -158,10 +190,19 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="1,2,3,4,5")
     ap.add_argument("--out")
+    ap.add_argument("--s3-seeds", default="1,2,3,4,5")
     ap.add_argument("--keep")
     a = ap.parse_args()
     tmp = a.keep or tempfile.mkdtemp(prefix="uet-trends-")
     os.makedirs(tmp, exist_ok=True)
+    try:
+        run_all(a, tmp)
+    finally:
+        if not a.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_all(a, tmp):
     out = []
     t0 = time.time()
     for k in a.only.split(","):
