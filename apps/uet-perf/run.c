@@ -726,6 +726,7 @@ worker_begin(struct worker *w)
 	mc.interval_ns = p->interval_ns;
 	mc.repeat = p->repeat;
 	mc.omit_ns = p->omit_ns;
+	mc.uet_strict = p->ep.strict;
 	if (uet_meas_create(&mc, &w->meas) != 0)
 		return -1;
 	host_stats(w, &w->base);

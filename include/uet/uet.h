@@ -125,7 +125,8 @@ struct uet_rx_data {
 	uint32_t src_ip;
 	uint16_t pdc_id;
 	uint16_t msg_id;
-	uint64_t tag;
+	uint64_t tag;           /* 0 when untagged */
+	bool tagged;            /* UET_TAGGED_SEND (else UET_SEND) */
 	uint32_t msg_len;
 	uint32_t offset;
 	const uint8_t *data;
@@ -138,7 +139,8 @@ struct uet_rx_msg {
 	uint32_t src_ip;
 	uint16_t pdc_id;
 	uint16_t msg_id;
-	uint64_t tag;
+	uint64_t tag;           /* 0 when untagged */
+	bool tagged;            /* UET_TAGGED_SEND (else UET_SEND) */
 	uint32_t msg_len;
 	uint64_t first_ns;
 	uint64_t done_ns;
@@ -214,6 +216,16 @@ struct uet_ep_config {
 	bool ack_carry_evs;       /* a coalesced ACK carries the EVs of the
 				   * unmarked packets it covers (REPS
 				   * ACK+Carry; UET_ACK_CCF_EVS); default off */
+	bool strict;              /* speak UET 1.0 only, for peers that are
+				   * not libuet: no DUP flag in ACKs (a
+				   * reserved bit; the peer's is ignored too),
+				   * and ack_carry_evs and credit CCs (their
+				   * EV trailer and CREDIT_REQ/CREDIT are
+				   * libuet's) are refused. Spurious
+				   * retransmissions are then seen only where
+				   * an ACK's trigger, a PSN sent twice, does
+				   * not echo RETX (the original arrived):
+				   * spurious_retx is a lower bound */
 	bool ack_sack_repeat;     /* an ACK's SACK window ends at its
 				   * trigger (the UEC reference's rule) or
 				   * else at the newest PSN received, where
@@ -332,6 +344,9 @@ struct uet_send_req {
 	uint32_t len;           /* bytes, 0 allowed */
 	uint64_t tag;           /* delivered to the receiver (SES match bits) */
 	void *user;             /* returned in tx_done */
+	bool untagged;          /* send as UET_SEND, which has no match bits
+				 * (tag is ignored, the receiver sees 0);
+				 * default UET_TAGGED_SEND */
 };
 
 /*
@@ -451,6 +466,11 @@ struct uet_ep_stats {
 	uint64_t credit_retries;    /* requests repeated by a blocked sender */
 	uint64_t credit_idle_bytes; /* of credit_granted_bytes, granted ahead
 				     * to idle senders ("slow pulls") */
+	/* libuet's wire extensions, as this endpoint sent them (doc/wire.md;
+	 * none under strict): ACKs with the DUP flag, ACKs with an EV
+	 * trailer (ack_carry_evs); credit CCs count tx_credit_* above. */
+	uint64_t tx_dup_acks;
+	uint64_t tx_carry_acks;
 };
 
 const struct uet_ep_stats *uet_ep_stats(const struct uet_ep *ep);
@@ -472,7 +492,7 @@ struct uet_pdc_info {
 	bool in_recovery;
 	bool lb_frozen;
 	/* target */
-	uint32_t cack;
+	uint32_t cack;           /* next PSN expected (the ACKs' CACK_PSN + 1) */
 	uint32_t ooo_count;
 	uint64_t rcvd_bytes;
 };

@@ -112,7 +112,8 @@ enum uet_ses_opcode {
 	UET_SES_NO_OP = 0x00,
 	UET_SES_WRITE = 0x01,
 	UET_SES_READ = 0x02,
-	UET_SES_SEND = 0x05,
+	UET_SES_SEND = 0x05,        /* non-matching send: no match bits */
+	UET_SES_TAGGED_SEND = 0x09, /* matched on its 64 match bits */
 };
 #define UET_SES_F_DC 0x20
 #define UET_SES_F_IE 0x10
@@ -178,7 +179,9 @@ struct uet_hdr {
 	uint8_t flags;  /* 7 bits */
 	uint16_t spdcid;
 	uint16_t dpdcid; /* raw slot; SYN form when a request/control has SYN */
-	uint32_t psn;    /* REQ/CTRL: psn; ACK: cack_psn; NACK: nack_psn */
+	uint32_t psn;    /* REQ/CTRL: psn; ACK: CACK_PSN, the highest PSN
+			  * that it and every PSN before arrived (the
+			  * receiver's next expected PSN - 1); NACK: nack_psn */
 	int16_t off16;   /* REQ: clear_psn_offset; ACK: ack_psn_offset or
 			  * probe opaque (P); CTRL: probe opaque */
 	/* NACK */
@@ -190,7 +193,7 @@ struct uet_hdr {
 	uint8_t cc_flags; /* 4 bits */
 	uint8_t mpr;
 	int16_t sack_psn_offset;
-	uint64_t sack_bitmap; /* bit i: PSN cack + sack_psn_offset + i */
+	uint64_t sack_bitmap; /* bit i: PSN CACK_PSN + sack_psn_offset + i */
 	uint64_t cc_state;    /* raw 64 bits, big-endian order */
 	/* SES (RUD request with nh == UET_NH_REQ_STD) */
 	struct uet_ses_std ses;
@@ -214,6 +217,20 @@ int uet_hdr_encode(const struct uet_hdr *h, uint8_t *buf, size_t cap);
 
 void uet_nscc_state_unpack(uint64_t raw, struct uet_nscc_state *s);
 uint64_t uet_nscc_state_pack(const struct uet_nscc_state *s);
+
+/* An ACK's PSNs, as UET defines them: ACK_PSN (the trigger, unless P) and
+ * the SACK bitmap's base are offsets from the inclusive CACK_PSN. */
+static inline uint32_t
+uet_ack_psn(const struct uet_hdr *h)
+{
+	return h->psn + (uint32_t)(int32_t)h->off16;
+}
+
+static inline uint32_t
+uet_ack_sack_base(const struct uet_hdr *h)
+{
+	return h->psn + (uint32_t)(int32_t)h->sack_psn_offset;
+}
 
 /* SYN form of the dpdcid slot */
 static inline uint16_t

@@ -263,6 +263,7 @@ static const char *const exclusive[][2] = {
 	{ "server", "hosts" },
 	{ "client", "hosts" },
 	{ "iters", "duration" },
+	{ "uet-strict", "ack-carry-evs" },
 };
 
 int
@@ -293,6 +294,9 @@ conf_finalize(struct uet_perf_opts *o, char *err, size_t n)
 	else
 		o->mode = UET_PERF_MODE_NONE;
 
+	if (o->uet_strict && strcmp(o->cc, "eqds") == 0)
+		return fail(err, n, "%s: excludes --cc eqds (its CREDIT_REQ/CREDIT are a libuet "
+			    "extension)", WHERE(conf_row("uet-strict")));
 	if (o->mode != UET_PERF_MODE_SERVER && conf_is_set(o, "clients"))
 		return fail(err, n, "%s: needs --server", WHERE(conf_row("clients")));
 	if (o->mode == UET_PERF_MODE_SERVER && o->clients > 1 && strcmp(o->pattern, "pingpong") == 0)

@@ -197,6 +197,7 @@ struct uet_perf_opts {
 	uint32_t ack_every_bytes;
 	uint64_t ack_delay_ns;
 	bool ack_carry_evs;
+	bool uet_strict;
 	bool sack_repeat;
 	bool ar_every_fill;
 	uint64_t pdc_idle_close_ns;

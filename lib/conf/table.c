@@ -212,6 +212,12 @@ const struct opt opt_table[] = {
 	  .type = T_BOOL, FLD(ack_carry_evs), .flags = F_SYM,
 	  .help = "a coalesced ACK carries the EVs of the unmarked packets it covers, which "
 		  "REPS caches (the paper's ACK+Carry EVs; a libuet wire extension)" },
+	{ .lname = "uet-strict", .sec = "transport", .key = "uet_strict",
+	  .type = T_BOOL, FLD(uet_strict), .flags = F_SYM,
+	  .help = "speak UET 1.0 only, for peers that are not libuet: no libuet wire "
+		  "extension (the DUP flag in ACKs, --ack-carry-evs, --cc eqds's "
+		  "CREDIT_REQ/CREDIT); spurious retransmissions are then seen only by "
+		  "the RETX echo, so their count is a lower bound" },
 	{ .lname = "sack-repeat", .sec = "transport", .key = "sack_repeat",
 	  .type = T_BOOL, FLD(sack_repeat), .flags = F_SYM,
 	  .help = "an ACK's 64-PSN SACK window ends at its trigger (the UEC reference's "

@@ -480,7 +480,7 @@ cr_rx_write_credit(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, 
 	h.nh = UET_CTL_CREDIT;
 	h.spdcid = p->id;
 	h.dpdcid = p->peer_id;
-	h.psn = p->rx.cack;
+	h.psn = p->rx.cack - 1; /* inclusive, as an ACK's CACK_PSN */
 	/* The grant as it is now: a later pull may have raised it. */
 	h.payload32 = p->rx.credit_granted;
 	n = uet_hdr_encode(&h, buf, cap);

@@ -83,6 +83,10 @@ uet_ep_config_check(const struct uet_ep_config *c, const char **why)
 		w = "ev_base + ev_count must be within 1..65536";
 	else if (c->job_id > 0xffffff)
 		w = "job_id must fit in 24 bits";
+	else if (c->strict && c->ack_carry_evs)
+		w = "ack_carry_evs is a libuet extension: not with strict";
+	else if (c->strict && c->cc->on_credit != NULL)
+		w = "a credit CC speaks libuet's CREDIT_REQ/CREDIT: not with strict";
 	if (why != NULL)
 		*why = w;
 	return w == NULL ? 0 : UET_ERR_INVAL;
@@ -159,8 +163,10 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 	ep->win = cfg->window_psns;
 	ep->win_mask = ep->win - 1;
 	ep->mss = cfg->mss_bytes;
+	/* PDC ids carry slot + 1 in their low bits: id 0 is reserved (UET's
+	 * reference never allocates it), so no slot may encode as 0. */
 	ep->slot_bits = 1;
-	while ((1u << ep->slot_bits) < cfg->max_pdcs)
+	while ((1u << ep->slot_bits) <= cfg->max_pdcs)
 		ep->slot_bits++;
 	ep->slot_mask = (1u << ep->slot_bits) - 1;
 	ep->rto_min_ns = cfg->rto_min_ns ? cfg->rto_min_ns : 4 * cfg->base_rtt_ns;
@@ -352,8 +358,9 @@ ep_pdc_alloc(struct uet_ep *ep, uint8_t role, uint32_t peer_ip, uint64_t hkey,
 	p->slot = slot;
 	p->gen = gen;
 	/* The id carries a generation above the slot bits so that a stale
-	 * packet for a previous occupant of the slot rarely matches. */
-	p->id = (uint16_t)((slot & ep->slot_mask) |
+	 * packet for a previous occupant of the slot rarely matches; its low
+	 * bits are slot + 1, never 0, so no PDC is id 0. */
+	p->id = (uint16_t)(((slot + 1) & ep->slot_mask) |
 			   (ep->slot_bits < 16 ? (uint32_t)gen << ep->slot_bits : 0));
 	p->role = role;
 	p->peer_ip = peer_ip;
@@ -393,7 +400,7 @@ ep_pdc_free(struct uet_ep *ep, struct pdc *p)
 struct pdc *
 ep_pdc_by_id(struct uet_ep *ep, uint16_t id)
 {
-	uint32_t slot = id & ep->slot_mask;
+	uint32_t slot = (uint32_t)(id & ep->slot_mask) - 1; /* id 0's: UINT32_MAX */
 	struct pdc *p;
 
 	if (slot >= ep->cfg.max_pdcs)

@@ -98,6 +98,7 @@ struct tx_msg {
 	uint16_t prev, next;  /* PDC's message list */
 	uint8_t used;
 	uint8_t segmented;    /* every byte has a PSN */
+	uint8_t untagged;     /* UET_SEND, not UET_TAGGED_SEND */
 };
 
 struct rx_msg {
@@ -109,6 +110,7 @@ struct rx_msg {
 	uint16_t pdc_gen;
 	uint16_t msg_id;
 	uint8_t used;
+	uint8_t tagged;       /* UET_TAGGED_SEND; tag is 0 otherwise */
 };
 
 struct pdc_tx {

@@ -67,7 +67,7 @@ rxm_free(struct uet_ep *ep, struct pdc *p, struct rx_msg *m)
 }
 
 static void
-rx_msg_event(struct uet_ep *ep, const struct pdc *p, uint16_t msg_id, uint64_t tag,
+rx_msg_event(struct uet_ep *ep, const struct pdc *p, uint16_t msg_id, bool tagged, uint64_t tag,
 	     uint32_t len, uint64_t first_ns, uint64_t now, int status)
 {
 	struct uet_rx_msg e;
@@ -82,6 +82,7 @@ rx_msg_event(struct uet_ep *ep, const struct pdc *p, uint16_t msg_id, uint64_t t
 	e.pdc_id = p->id;
 	e.msg_id = msg_id;
 	e.tag = tag;
+	e.tagged = tagged;
 	e.msg_len = len;
 	e.first_ns = first_ns;
 	e.done_ns = now;
@@ -103,9 +104,10 @@ rx_release(struct uet_ep *ep, struct pdc *p, int status, uint64_t now)
 			uint16_t id = m->msg_id;
 			uint64_t tag = m->tag, first = m->first_ns;
 			uint32_t len = m->len;
+			bool tagged = m->tagged;
 
 			rxm_free(ep, p, m);
-			rx_msg_event(ep, p, id, tag, len, first, now, status);
+			rx_msg_event(ep, p, id, tagged, tag, len, first, now, status);
 		}
 	}
 	rx_window_release(ep, p);
@@ -326,7 +328,7 @@ ses_valid(const struct uet_ep *ep, const struct uet_hdr *h, size_t plen)
 	const struct uet_ses_std *s = &h->ses;
 	uint64_t end = (uint64_t)s->msg_offset + plen;
 
-	if (s->opcode != UET_SES_SEND || plen > ep->mss)
+	if ((s->opcode != UET_SES_SEND && s->opcode != UET_SES_TAGGED_SEND) || plen > ep->mss)
 		return false;
 	if (!(s->flags & UET_SES_F_SOM) && (s->payload_len != plen || s->msg_offset == 0))
 		return false;
@@ -349,6 +351,10 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	struct rx_msg *m = NULL;
 	uint32_t psn = h->psn, d, mslot;
 	uint8_t fl = echo_flags(h, meta);
+	/* UET_SEND has no match bits: whatever a peer left there is not a
+	 * tag. */
+	bool tagged = h->ses.opcode == UET_SES_TAGGED_SEND;
+	uint64_t tag = tagged ? h->ses.match_bits : 0;
 	struct pdc *p;
 	int rc = 0;
 
@@ -439,7 +445,8 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 		    uet_hmap_get(&ep->rxm_map, rxm_key(p, h->ses.msg_id), &mslot)) {
 			p->rx.last_msg = mslot;
 			m = &ep->rxm[mslot];
-			if (m->len != h->ses.request_len || m->tag != h->ses.match_bits) {
+			if (m->len != h->ses.request_len || m->tagged != tagged ||
+			    m->tag != tag) {
 				ep->st.rx_malformed++;
 				return UET_ERR_MALFORMED;
 			}
@@ -460,7 +467,8 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 		mslot = ep->rxm_free[--ep->n_rxm_free];
 		m = &ep->rxm[mslot];
 		m->used = 1;
-		m->tag = h->ses.match_bits;
+		m->tagged = tagged;
+		m->tag = tag;
 		m->len = h->ses.request_len;
 		m->rcvd = 0;
 		m->first_ns = now;
@@ -519,7 +527,8 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 		dd.src_ip = p->peer_ip;
 		dd.pdc_id = p->id;
 		dd.msg_id = h->ses.msg_id;
-		dd.tag = h->ses.match_bits;
+		dd.tag = tag;
+		dd.tagged = tagged;
 		dd.msg_len = h->ses.request_len;
 		dd.offset = h->ses.msg_offset;
 		dd.data = payload;
@@ -527,7 +536,7 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 		if (plen > 0 && ep->cfg.cb.rx_data != NULL)
 			ep->cfg.cb.rx_data(ep->cfg.user, &dd);
 		if (single) {
-			rx_msg_event(ep, p, h->ses.msg_id, h->ses.match_bits,
+			rx_msg_event(ep, p, h->ses.msg_id, tagged, tag,
 				     h->ses.request_len, now, now, 0);
 		} else {
 			m->rcvd += (uint32_t)plen;
@@ -535,7 +544,7 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 				uint64_t first = m->first_ns;
 
 				rxm_free(ep, p, m);
-				rx_msg_event(ep, p, h->ses.msg_id, h->ses.match_bits,
+				rx_msg_event(ep, p, h->ses.msg_id, tagged, tag,
 					     h->ses.request_len, first, now, 0);
 			}
 		}
@@ -677,20 +686,21 @@ rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t
 	memset(&h, 0, sizeof(h));
 	h.type = UET_PDS_ACK_CC;
 	h.nh = UET_NH_NONE;
-	h.flags = ci->flags;
-	h.psn = cack;
+	/* DUP sits in a bit UET reserves: only for libuet peers. */
+	h.flags = ep->cfg.strict ? (uint8_t)(ci->flags & ~UET_ACK_F_DUP) : ci->flags;
+	h.psn = cack - 1; /* CACK_PSN: the last PSN received in order */
 	h.spdcid = p->id;
 	h.dpdcid = p->peer_id;
 	if (ci->flags & UET_ACK_F_P) {
 		h.off16 = (int16_t)ci->opaque;
 	} else {
-		off = (int32_t)(ci->psn - cack);
+		off = (int32_t)(ci->psn - h.psn);
 		h.off16 = (int16_t)(off < INT16_MIN ? INT16_MIN : off > INT16_MAX ? INT16_MAX : off);
 	}
 	h.cc_type = UET_CC_TYPE_NSCC;
 	h.mpr = (uint8_t)(ep->win / UET_MPR_UNIT_PSNS > 255 ? 255
 							    : ep->win / UET_MPR_UNIT_PSNS);
-	h.sack_psn_offset = (int16_t)(int32_t)(base - cack);
+	h.sack_psn_offset = (int16_t)(int32_t)(base - h.psn);
 	h.sack_bitmap = bits;
 	svc = (now > ci->t_ns ? now - ci->t_ns : 0) / UET_SERVICE_TIME_UNIT_NS;
 	ns.service_time = (uint16_t)(svc > 0xffff ? 0xffff : svc);
@@ -713,7 +723,10 @@ rx_write_ack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf, size_t
 			uet_put_be16(buf + n + 2 + 2 * k, p->rx.carry_ev[k]);
 		n += 2 + 2 * (int)p->rx.carry_n;
 		p->rx.carry_n = 0;
+		ep->st.tx_carry_acks++;
 	}
+	if (h.flags & UET_ACK_F_DUP)
+		ep->st.tx_dup_acks++;
 	ep->st.tx_ack_pkts++;
 	return ctrl_meta(m, UET_PKT_ACK, p->peer_ip, ci->ev, p->id, cack, n);
 }

@@ -472,7 +472,8 @@ tx_send(struct uet_ep *ep, const struct uet_send_req *r, uint64_t now)
 	memset(m, 0, sizeof(*m));
 	m->buf = r->buf;
 	m->user = r->user;
-	m->tag = r->tag;
+	m->untagged = r->untagged;
+	m->tag = r->untagged ? 0 : r->tag;
 	m->submit_ns = now;
 	m->len = r->len;
 	m->pdc_slot = p->slot;
@@ -1044,8 +1045,10 @@ build_data(struct uet_ep *ep, struct pdc *p, uint32_t psn, const struct tx_ent *
 		p->tx.ar_psn = psn;
 		p->tx.ar_out = 1;
 	}
-	/* clear_psn: everything below snd_una is acknowledged. */
-	clear = (int32_t)(p->tx.snd_una - psn);
+	/* CLEAR_PSN (psn + clear_psn_offset) is the highest PSN cleared,
+	 * inclusive as the cumulative ACK PSN is: everything below snd_una
+	 * is acknowledged. Clamped, it claims less, never more. */
+	clear = (int32_t)(p->tx.snd_una - 1 - psn);
 	if (clear < INT16_MIN)
 		clear = INT16_MIN;
 
@@ -1055,8 +1058,10 @@ build_data(struct uet_ep *ep, struct pdc *p, uint32_t psn, const struct tx_ent *
 	uet_put_be16(b + 8, p->id);
 	uet_put_be16(b + 10, dpdcid);
 
-	ses[0] = UET_SES_SEND;
-	ses[1] = (uint8_t)((som ? UET_SES_F_SOM : 0) | (eom ? UET_SES_F_EOM : 0));
+	/* As UET's reference sends: relative addressing (REL) with buffer
+	 * offset 0, the message's placement given by its offset below. */
+	ses[0] = msg->untagged ? UET_SES_SEND : UET_SES_TAGGED_SEND;
+	ses[1] = (uint8_t)(UET_SES_F_REL | (som ? UET_SES_F_SOM : 0) | (eom ? UET_SES_F_EOM : 0));
 	uet_put_be16(ses + 2, msg->msg_id);
 	ses[4] = 0;
 	uet_put_be24(ses + 5, ep->cfg.job_id);
@@ -1570,8 +1575,14 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_
 	struct ack_ctx ac = { 0, 0, false, false };
 	struct uet_nscc_state ns = { 0, 0, 0, 0, 0 };
 	bool probe = h->flags & UET_ACK_F_P, ce = h->flags & UET_ACK_F_M;
-	bool retx_echo = h->flags & UET_ACK_F_RETX, dup = h->flags & UET_ACK_F_DUP;
-	uint32_t cack = h->psn, ack_psn = 0, base = 0, psn;
+	bool retx_echo = h->flags & UET_ACK_F_RETX;
+	/* Under strict the bit is UET's reserved one: not ours to read. */
+	bool dup = (h->flags & UET_ACK_F_DUP) && !ep->cfg.strict;
+	/* CACK_PSN on the wire is inclusive (it and every PSN before it
+	 * arrived); the sender reasons with the next PSN the receiver
+	 * expects. ack_psn_offset and the SACK base are relative to the
+	 * wire's value. */
+	uint32_t cack = h->psn + 1, ack_psn = 0, base = 0, psn;
 	uint64_t bm = h->sack_bitmap, rtt = 0, acked_before;
 	uint32_t carried = 0, ci;
 	struct pdc *p;
@@ -1602,14 +1613,14 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_
 		return UET_ERR_STALE;
 	}
 	if (!probe) {
-		ack_psn = cack + (uint32_t)(int32_t)h->off16;
+		ack_psn = uet_ack_psn(h);
 		if (!psn_lt(ack_psn, p->tx.snd_nxt)) {
 			ep->st.rx_bad_ack++;
 			return UET_ERR_BAD_ACK;
 		}
 	}
 	if (bm != 0) {
-		base = cack + (uint32_t)(int32_t)h->sack_psn_offset;
+		base = uet_ack_sack_base(h);
 		psn = base + (uint32_t)(63 - __builtin_clzll(bm));
 		if (!psn_lt(psn, p->tx.snd_nxt)) {
 			ep->st.rx_bad_ack++;
@@ -1633,6 +1644,16 @@ tx_on_ack(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *tail, size_
 		if (e != NULL && e->tx_count > 1 && (e->xflags & TXX_BY_WND) && adaptive(ep) &&
 		    ep->cfg.reorder_window_ns == 0)
 			reo_spurious(ep, p, e, true, now);
+	} else if (ep->cfg.strict && !probe && !retx_echo) {
+		/* No DUP from a UET peer: a trigger that is a PSN sent more
+		 * than once and echoes no RETX was its original copy, so the
+		 * resend was not needed. What stays unseen: a resend that
+		 * arrived as a duplicate after its original's ACK had been
+		 * coalesced into another's. */
+		const struct tx_ent *e = rec_of(ep, p, ack_psn);
+
+		if (e != NULL && e->tx_count > 1)
+			ep->st.spurious_retx++;
 	}
 	/* The late original of a spurious RTO's packet: how late it was (its
 	 * record may be gone, the PDC idle: the RTO's own notes suffice). */

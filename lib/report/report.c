@@ -385,6 +385,19 @@ losses_json(const struct uet_meas *m)
 			 "other_discarded", jint(discard_pkts(s)));
 }
 
+/* What of libuet's own wire extensions the run sent (doc/wire.md), or
+ * that it spoke UET 1.0 only. */
+static json_t *
+wire_json(const struct uet_meas *m)
+{
+	const struct uet_ep_stats *s = uet_meas_ep_stats(m);
+
+	return json_pack("{s:b,s:{s:o,s:o,s:o}}", "uet_strict", uet_meas_config(m)->uet_strict,
+			 "extensions", "dup_acks", jint(s->tx_dup_acks), "carry_ev_acks",
+			 jint(s->tx_carry_acks), "credit_pkts",
+			 jint(s->tx_credit_pkts + s->tx_credit_req_pkts));
+}
+
 static json_t *
 transport_json(const struct uet_ep_stats *s)
 {
@@ -480,7 +493,7 @@ end_json(const struct uet_meas *m, const struct uet_report_info *info,
 	uet_meas_totals(m, &rx, &tx);
 	uet_meas_verify_get(m, &checked, &bad);
 	end = json_pack(
-		"{s:o,s:o,s:o,s:o,s:f,s:f,s:o,s:o,s:o,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"{s:o,s:o,s:o,s:o,s:f,s:f,s:o,s:o,s:o,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"duration_ns", jint(measured_ns(m, dur)),
 		"completion_ns", have_compl ? jint(compl_ns) : json_null(),
 		"bytes_rx", jint(rx), "bytes_tx", jint(tx),
@@ -491,6 +504,7 @@ end_json(const struct uet_meas *m, const struct uet_report_info *info,
 		"timeline", timeline_json(m, !(info && info->no_timeline)),
 		"evs", evs_json(m),
 		"transport", transport_json(uet_meas_ep_stats(m)),
+		"wire", wire_json(m),
 		"losses", losses_json(m),
 		"nic", nic_json(m),
 		"events", events_json(m),
@@ -1065,6 +1079,16 @@ uet_report_summary(FILE *f, const struct uet_meas *m, uint64_t end_ns)
 			s->tx_credit_pkts, s->credit_granted_bytes, s->credit_idle_bytes,
 			s->rx_credit_pkts, s->tx_credit_req_pkts, s->credit_retries,
 			s->rx_credit_req_pkts);
+	if (uet_meas_config(m)->uet_strict)
+		fprintf(f, "wire             UET 1.0 only (--uet-strict): no libuet extension sent; "
+			   "spurious resends seen by the RETX echo alone (a lower bound)\n");
+	else if (s->tx_dup_acks + s->tx_carry_acks + s->tx_credit_pkts + s->tx_credit_req_pkts > 0)
+		fprintf(f, "wire             libuet extensions: DUP flag in %" PRIu64
+			   " ACKs, EV trailer in %" PRIu64 " ACKs, %" PRIu64
+			   " CREDIT_REQ/CREDIT\n",
+			s->tx_dup_acks, s->tx_carry_acks, s->tx_credit_pkts + s->tx_credit_req_pkts);
+	else
+		fprintf(f, "wire             no libuet extension sent\n");
 	if (uet_meas_net(m, &net))
 		fprintf(f, "network          %" PRIu64 " drops, %" PRIu64 " trims, %" PRIu64
 			   " ECN marks\n", net.drops, net.trims, net.ecn_marks);

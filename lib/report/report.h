@@ -104,6 +104,10 @@ struct uet_meas_config {
 	 * EVs) count from uet_meas_omit_end(), which the caller calls at
 	 * start_ns + omit_ns (or at the end of a run that stops sooner). */
 	uint64_t omit_ns;
+	/* The endpoints spoke UET 1.0 only (uet_ep_config.strict): the
+	 * reports say so, and that their spurious-retransmission counts are
+	 * what the RETX echo alone could show. */
+	bool uet_strict;
 };
 
 /* Ignored input, by kind. */
@@ -342,7 +346,8 @@ bool uet_meas_nic(const struct uet_meas *m, struct uet_meas_nic *out);
 	X(pdcs_failed) X(timewait_evictions) X(path_failures) X(lb_freezes) \
 	X(lb_thaws) X(lb_repaths) X(ctrl_queue_drops) X(tx_window_waits) \
 	X(tx_credit_pkts) X(tx_credit_req_pkts) X(rx_credit_pkts) X(rx_credit_req_pkts) \
-	X(credit_granted_bytes) X(credit_retries) X(credit_idle_bytes)
+	X(credit_granted_bytes) X(credit_retries) X(credit_idle_bytes) \
+	X(tx_dup_acks) X(tx_carry_acks)
 
 /* The received packets the endpoint discarded for a reason other than
  * being a duplicate (rx_dup_pkts, counted apart: a duplicate is a

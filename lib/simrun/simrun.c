@@ -1091,6 +1091,7 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 	mc.flows = mf;
 	mc.n_flows = r.wl->nflows;
 	mc.ev_base = ep.ev_base;
+	mc.uet_strict = ep.strict;
 	mc.ev_count = ep.ev_count;
 	mc.start_ns = 0;
 	uet_perf_opts_times_ns(o, &mc.bin_ns, &mc.interval_ns, &mc.omit_ns);

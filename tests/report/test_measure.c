@@ -672,7 +672,7 @@ test_ep_stats_sum_and_backwards(void **state)
 	memcpy(v, &sum, sizeof(sum));
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		assert_int_equal(v[i], 2 * (i + 1));
-	assert_int_equal(sum.credit_idle_bytes, 2 * (sizeof(v) / sizeof(v[0])));
+	assert_int_equal(sum.tx_carry_acks, 2 * (sizeof(v) / sizeof(v[0])));
 
 	assert_int_equal(uet_meas_set_ep_stats(m, START_NS + 10, &sum), 0);
 	assert_int_equal(uet_meas_ep_stats(m)->rto_events, sum.rto_events);

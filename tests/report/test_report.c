@@ -77,6 +77,9 @@ line_at(const char *s, size_t i)
 	return s;
 }
 
+/* The next scenario()'s endpoints spoke UET 1.0 only. */
+static bool scenario_strict;
+
 /* Ranks 0..3 all local (the simulator). Flows 0..3: 0->1 .. 3->0, 64 KiB,
  * FCT 10, 20, 30, 40 us (by receive); flow 4 pending. Bins of 100 us,
  * intervals of 100 us. retransmit seed varies one counter. */
@@ -91,6 +94,7 @@ scenario(uint64_t retx)
 	struct uet_meas_config c = {
 		.flows = flows, .n_flows = 5, .n_ranks = 4, .ev_base = 49152,
 		.ev_count = 8, .start_ns = START_NS, .interval_ns = 100000,
+		.uet_strict = scenario_strict,
 	};
 	struct uet_ep_stats st;
 	struct uet_meas *m;
@@ -297,7 +301,12 @@ test_json_round_trip(void **state)
 	assert_int_equal(geti(end, "transport.tx_window_waits"), 0);
 	assert_int_equal(geti(end, "transport.credit_granted_bytes"), 0);
 	assert_int_equal(geti(end, "transport.credit_idle_bytes"), 0);
-	assert_int_equal(json_object_size(json_object_get(end, "transport")), 61);
+	assert_int_equal(json_object_size(json_object_get(end, "transport")), 63);
+	/* which of libuet's wire extensions were sent: none here */
+	assert_true(json_is_false(jpath(end, "wire.uet_strict")));
+	assert_int_equal(geti(end, "wire.extensions.dup_acks"), 0);
+	assert_int_equal(geti(end, "wire.extensions.carry_ev_acks"), 0);
+	assert_int_equal(geti(end, "wire.extensions.credit_pkts"), 0);
 	/* losses: each cause apart; the network's unknown here */
 	assert_true(json_is_null(jpath(end, "losses.network_drops")));
 	/* no NICs here either (uet-perf sets them; test_summary_block) */
@@ -760,7 +769,8 @@ test_summary_block(void **state)
 	mem_open(&mm);
 	assert_int_equal(uet_report_summary(mm.f, m, END_NS), 0);
 	txt = mem_close(&mm);
-	assert_int_equal(count_lines(txt), 19);
+	assert_int_equal(count_lines(txt), 20);
+	assert_non_null(strstr(txt, "wire             no libuet extension sent\n"));
 	assert_non_null(strstr(txt, "checksums        11 frames filled and 12 verified by the "
 				    "ports (offload); 13 summed as their payload was copied in\n"));
 	assert_non_null(strstr(txt, "NICs             1 waits for a full TX queue, 2 fail-EV hook, 3 no "
@@ -812,16 +822,32 @@ test_summary_block(void **state)
 		st.tx_credit_req_pkts = 3;
 		st.credit_retries = 1;
 		st.rx_credit_req_pkts = 2;
+		st.tx_dup_acks = 9;
 		assert_int_equal(uet_meas_set_ep_stats(m, START_NS + 120000, &st), 0);
 	}
 	mem_open(&mm);
 	assert_int_equal(uet_report_summary(mm.f, m, END_NS), 0);
 	txt = mem_close(&mm);
-	assert_int_equal(count_lines(txt), 20);
+	assert_int_equal(count_lines(txt), 21);
+	assert_non_null(strstr(txt, "wire             libuet extensions: DUP flag in 9 ACKs, EV "
+				    "trailer in 0 ACKs, 63 CREDIT_REQ/CREDIT\n"));
 	assert_non_null(strstr(txt, "freezes          5 (thaws 6, path failures 1)\n"
 				    "credit           60 CREDITs granting 988176 B sent (75000 B "
 				    "ahead to idle senders), 58 received; 3 requests sent (1 "
 				    "repeated), 2 received\n"));
+	free(txt);
+	uet_meas_destroy(m);
+
+	/* A strict run says so, and what its spurious count can see. */
+	scenario_strict = true;
+	m = scenario(7);
+	scenario_strict = false;
+	mem_open(&mm);
+	assert_int_equal(uet_report_summary(mm.f, m, END_NS), 0);
+	txt = mem_close(&mm);
+	assert_non_null(strstr(txt, "wire             UET 1.0 only (--uet-strict): no libuet "
+				    "extension sent; spurious resends seen by the RETX echo "
+				    "alone (a lower bound)\n"));
 	free(txt);
 	uet_meas_destroy(m);
 }

@@ -25,6 +25,10 @@
  *   --sack-repeat yes|no             pin the receiver's SACK window rule
  *                                    (default: half the seeds repeat,
  *                                    none with --classic)
+ *   --strict yes|no                  pin UET 1.0 only (no libuet wire
+ *                                    extension; default: a quarter of
+ *                                    the seeds, none with --classic or
+ *                                    --list)
  *   --classic                        only the first swarm's fault kinds
  *                                    and congestion controllers
  *   --shuffle-ties                   the simulator runs events due at the
@@ -75,6 +79,8 @@ static const struct uet_cc_ops *pin_cc;
 static int pin_loss = -1;
 /* --sack-repeat: 1 or 0 for every seed; -1 drawn. */
 static int pin_sack = -1;
+/* --strict: 1 or 0 for every seed; -1 drawn. */
+static int pin_strict = -1;
 /* --classic: only the fault kinds and congestion controllers of the first
  * swarms (regression seeds replay as they were found). */
 static bool classic;
@@ -225,6 +231,28 @@ draw_sack(uint64_t seed, struct draw *d)
 	uet_prng_seed(&r, seed ^ 0x3c6ef372fe94f82bULL);
 	d->ep.ack_sack_repeat = pin_sack >= 0 ? pin_sack == 1
 					      : !classic && uet_prng_below(&r, 2) == 0;
+}
+
+/*
+ * UET 1.0 only (uet_ep_config.strict: no DUP flag, no EV trailer, no
+ * credit CC), a quarter of the seeds, from its own stream: loss detection
+ * and recovery must not lean on libuet's extensions. Seeds drawn with a
+ * credit CC, which strict refuses, stay as they were.
+ */
+static void
+draw_strict(uint64_t seed, struct draw *d)
+{
+	struct uet_prng r;
+
+	uet_prng_seed(&r, seed ^ 0x7d2c9a4b1e8f6035ULL);
+	if (pin_strict >= 0)
+		d->ep.strict = pin_strict == 1;
+	else
+		d->ep.strict = !classic && uet_prng_below(&r, 4) == 0;
+	if (d->ep.cc->on_credit != NULL)
+		d->ep.strict = false;
+	if (d->ep.strict)
+		d->ep.ack_carry_evs = false;
 }
 
 /*
@@ -392,6 +420,7 @@ draw_settings(uint64_t seed, struct draw *d)
 	draw_loss_detect(seed, d);
 	draw_timer(seed, d);
 	draw_sack(seed, d);
+	draw_strict(seed, d);
 	draw_extra(seed, d, 2 * d->hpl);
 	draw_timer_outlast(d);
 }
@@ -423,9 +452,10 @@ print_draw(uint64_t seed, const struct draw *d)
 		       d->fault.ce_ppm, d->flaps, d->spines - 1, (unsigned long long)d->flap_conv_ns,
 		       d->host_down, d->spine_down, d->cut_host,
 		       (unsigned long long)d->cut_at_ns / 1000, d->squeeze ? "squeezed" : "sized");
-	printf("  lb %s, cc %s%s; loss detection %s, reordering window %llu ns (seed %llu ns); "
+	printf("  lb %s, cc %s%s%s; loss detection %s, reordering window %llu ns (seed %llu ns); "
 	       "SACK %s\n",
 	       c->lb->name, c->cc->name, c->assume_trimming ? ", assume trimming" : "",
+	       c->strict ? ", UET 1.0 only" : c->ack_carry_evs ? ", ACK+Carry EVs" : "",
 	       c->loss_detect == UET_LOSS_NACK_RTO ? "nack-rto" : "adaptive",
 	       (unsigned long long)c->reorder_window_ns, (unsigned long long)c->reorder_seed_ns,
 	       c->ack_sack_repeat ? "repeats recent PSNs" : "once per PSN");
@@ -668,6 +698,14 @@ run_seed(uint64_t seed, bool verbose)
 				snprintf(why, sizeof(why), "host %u still holds %u PDCs", i,
 					 uet_ep_pdc_count(ep));
 				rc = 1;
+			} else if (d.ep.strict &&
+				   uet_ep_stats(ep)->tx_dup_acks + uet_ep_stats(ep)->tx_carry_acks +
+						   uet_ep_stats(ep)->tx_credit_pkts +
+						   uet_ep_stats(ep)->tx_credit_req_pkts !=
+					   0) {
+				snprintf(why, sizeof(why), "host %u sent a libuet extension under "
+					 "strict", i);
+				rc = 1;
 			}
 		}
 	}
@@ -794,6 +832,14 @@ main(int argc, char **argv)
 			}
 			pin_sack = strcmp(argv[a], "yes") == 0;
 			add_pin("--sack-repeat", argv[a]);
+		} else if (strcmp(argv[a], "--strict") == 0 && a + 1 < argc) {
+			a++;
+			if (strcmp(argv[a], "yes") != 0 && strcmp(argv[a], "no") != 0) {
+				fprintf(stderr, "--strict: yes or no, not '%s'\n", argv[a]);
+				return 2;
+			}
+			pin_strict = strcmp(argv[a], "yes") == 0;
+			add_pin("--strict", argv[a]);
 		} else if (strcmp(argv[a], "--classic") == 0) {
 			classic = true;
 			add_pin("--classic", NULL);
@@ -812,6 +858,12 @@ main(int argc, char **argv)
 		return run_seed(one, verbose) ? 1 : 0;
 	if (list != NULL) {
 		char *end;
+
+		/* The listed regressions were found before strict was drawn:
+		 * they replay as they were found (a strict one is listed
+		 * with --strict yes). */
+		if (pin_strict < 0)
+			pin_strict = 0;
 
 		for (n = 0; *list != '\0'; n++) {
 			one = strtoull(list, &end, 10);

@@ -80,7 +80,7 @@ test_sender_sends_what_was_granted(void **state)
 	 * the speculative window ahead ("slow pulls"), unused. */
 	idle = st(&d.b)->credit_idle_bytes;
 	granted = st(&d.b)->credit_granted_bytes - idle;
-	print_message("granted %" PRIu64 " B (and %" PRIu64 " B ahead) in %" PRIu64
+	print_message("# granted %" PRIu64 " B (and %" PRIu64 " B ahead) in %" PRIu64
 		      " CREDITs after %" PRIu64 " requests; done at %" PRIu64 " ns\n", granted,
 		      idle, st(&d.b)->tx_credit_pkts, st(&d.a)->tx_credit_req_pkts, d.now);
 	/* What was not granted went speculatively: at most the window. */
@@ -133,7 +133,7 @@ test_lost_requests_and_grants(void **state)
 	assert_true(duo_run(&d, 100000000));
 	assert_true(duo_msg_exact(&d.b, 2, len));
 	assert_int_equal(d.a.tx_done_ok, 1);
-	print_message("requests %" PRIu64 " (%" PRIu64 " retries), grants %" PRIu64
+	print_message("# requests %" PRIu64 " (%" PRIu64 " retries), grants %" PRIu64
 		      " (%" PRIu64 " arrived), done at %" PRIu64 " ns\n",
 		      st(&d.a)->tx_credit_req_pkts, st(&d.a)->credit_retries,
 		      st(&d.b)->tx_credit_pkts, st(&d.a)->rx_credit_pkts, d.now);
@@ -161,7 +161,7 @@ test_pacer_round_robin(void **state)
 	assert_int_equal(duo_send(&d, &d.a, 4, len, 1), 0);
 	for (t = 1000; d.b.rx[3].done == 0 && d.b.rx[4].done == 0; t += 1000)
 		(void)duo_run(&d, t);
-	print_message("first done at %" PRIu64 " ns: %u and %u of %u B\n", d.now,
+	print_message("# first done at %" PRIu64 " ns: %u and %u of %u B\n", d.now,
 		      d.b.rx[3].got, d.b.rx[4].got, len);
 	assert_true(d.b.rx[3].got >= len - 3 * QUANTUM && d.b.rx[4].got >= len - 3 * QUANTUM);
 	assert_true(duo_run(&d, 10000000));
@@ -209,7 +209,7 @@ test_no_grants_gives_up(void **state)
 		assert_int_equal(st(&d.a)->credit_retries, retries[i]);
 		assert_int_equal(st(&d.a)->rto_events, 0);
 		assert_true(d.b.rx[5].got <= SPEC_BYTES);
-		print_message("failed at %" PRIu64 " ns after %" PRIu64 " retries\n", d.now,
+		print_message("# failed at %" PRIu64 " ns after %" PRIu64 " retries\n", d.now,
 			      st(&d.a)->credit_retries);
 		duo_fini(&d);
 	}
@@ -255,7 +255,7 @@ test_unmoving_grant_gives_up(void **state)
 	/* The receiver did answer: every retry got its unmoving grant. */
 	assert_true(st(&d.a)->rx_credit_pkts > 3);
 	assert_true(d.b.rx[5].got <= SPEC_BYTES);
-	print_message("failed at %" PRIu64 " ns after %" PRIu64 " CREDITs\n", d.now,
+	print_message("# failed at %" PRIu64 " ns after %" PRIu64 " CREDITs\n", d.now,
 		      st(&d.a)->rx_credit_pkts);
 	duo_fini(&d);
 }
@@ -440,7 +440,7 @@ test_idle_sender_goes_at_once(void **state)
 		for (int i = 0; i < 5; i++)
 			lat[i] = msg_latency(&d, 10 + i, len);
 		assert_true(duo_run(&d, d.now + 1000000));
-		print_message("slow pulls %s: %" PRIu64 " / %" PRIu64 " / %" PRIu64 " / %" PRIu64
+		print_message("# slow pulls %s: %" PRIu64 " / %" PRIu64 " / %" PRIu64 " / %" PRIu64
 			      " / %" PRIu64 " ns; %" PRIu64 " B ahead, %" PRIu64 " CREDITs\n",
 			      slow ? "on" : "off", lat[0], lat[1], lat[2], lat[3], lat[4],
 			      st(&d.b)->credit_idle_bytes, st(&d.b)->tx_credit_pkts);

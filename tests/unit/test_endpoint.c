@@ -233,16 +233,16 @@ reverse_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 	if (!a_to_b && p->meta.kind == UET_PKT_ACK) {
 		assert_int_equal(uet_hdr_decode(p->buf, p->len, &h), UET_PDS_ACK_CC_LEN);
 		/* SACK base is aligned to 8 and never above the trigger. */
-		uint32_t base = h.psn + (uint32_t)(int32_t)h.sack_psn_offset;
+		uint32_t base = uet_ack_sack_base(&h);
 
 		if ((base & 7) != 0)
 			sack_bad++;
-		/* Bits below the cumulative point read as received; nothing
-		 * past the receiver's window can be. */
-		if ((int32_t)(base - h.psn) < 0 && (h.sack_bitmap & 1) == 0)
+		/* Bits up to CACK_PSN read as received; nothing past the
+		 * receiver's window (1024 PSNs from CACK_PSN + 1) can be. */
+		if ((int32_t)(base - h.psn) <= 0 && (h.sack_bitmap & 1) == 0)
 			sack_bad++;
-		if ((int32_t)(base - h.psn) > 1024 - 64 &&
-		    (h.sack_bitmap >> (1024 - (base - h.psn))) != 0)
+		if ((int32_t)(base - h.psn) > 1025 - 64 &&
+		    (h.sack_bitmap >> (1025 - (base - h.psn))) != 0)
 			sack_bad++;
 		sack_checked++;
 	}
@@ -298,14 +298,16 @@ sack_lost_filter(struct duo *d, struct duo_pkt *p, bool a_to_b)
 	if (a_to_b || p->meta.kind != UET_PKT_ACK || !sl_hole_known)
 		return true;
 	assert_int_equal(uet_hdr_decode(p->buf, p->len, &h), UET_PDS_ACK_CC_LEN);
-	ack_psn = h.psn + (uint32_t)(int32_t)h.off16;
+	ack_psn = uet_ack_psn(&h);
 	if (ack_psn - sl_hole_psn - 1 < SL_LOST && !(h.flags & UET_ACK_F_RETX))
 		return false;
 	/* And the first resend's ACK. */
 	if ((h.flags & UET_ACK_F_RETX) && sl_retx_acks++ == 0)
 		return false;
-	if (ack_psn == sl_hole_psn + SL_LOST + 1 && h.psn == sl_hole_psn) {
-		uint32_t base = h.psn + (uint32_t)(int32_t)h.sack_psn_offset;
+	/* The next ACK after the lost ones: the hole is still missing, so
+	 * its CACK_PSN (inclusive) is the PSN before the hole. */
+	if (ack_psn == sl_hole_psn + SL_LOST + 1 && h.psn == sl_hole_psn - 1) {
+		uint32_t base = uet_ack_sack_base(&h);
 		uint32_t k;
 
 		/* Which of hole+1 .. hole+SL_LOST+1 this ACK reports. */
@@ -763,7 +765,7 @@ test_rto_retries_per_episode(void **state)
 	assert_int_equal(st(&d.a)->pdcs_failed, 1);
 	/* Episodes at 30, 60, ... us: the seventh, at 210 us, gives up
 	 * (counting every packet's expiry, it was the one at 90 us). */
-	print_message("gave up at %" PRIu64 " ns after %" PRIu64 " expiries\n", d.now,
+	print_message("# gave up at %" PRIu64 " ns after %" PRIu64 " expiries\n", d.now,
 		      st(&d.a)->rto_events);
 	assert_true(d.now >= 210000 && d.now < 240000);
 	assert_true(st(&d.a)->rto_events >= 18);
@@ -1010,8 +1012,8 @@ test_delayed_ack_timer(void **state)
 
 		assert_int_equal(uet_hdr_decode(ack, sizeof(ack), &h), UET_PDS_ACK_CC_LEN);
 		assert_true(first_pdc(d.a.ep, &ai));
-		/* cack covers the two received packets */
-		assert_int_equal(h.psn, ai.snd_una + 2);
+		/* CACK_PSN is the second of the two received packets */
+		assert_int_equal(h.psn, ai.snd_una + 1);
 		assert_int_equal(uet_ep_next_deadline(d.b.ep), UINT64_MAX);
 	}
 	duo_fini(&d);
@@ -1430,7 +1432,7 @@ test_refused_resent_one_per_timeout(void **state)
  * their ACKs together completed a message neither had whole); the same
  * seed gives the same id. */
 static uint16_t
-first_pdc_id(uint64_t seed)
+first_pdc_id_of(uint64_t seed, uint32_t max_pdcs)
 {
 	struct uet_ep_config c;
 	struct uet_send_req r;
@@ -1443,6 +1445,8 @@ first_pdc_id(uint64_t seed)
 	duo_config(&c);
 	c.local_ip = 0x0a000001;
 	c.seed = seed;
+	c.max_pdcs = max_pdcs;
+	c.max_tx_windows = c.max_rx_windows = max_pdcs < 2 ? max_pdcs : 2;
 	memset(&c.cb, 0, sizeof(c.cb));
 	assert_int_equal(uet_ep_create(&c, &ep), 0);
 	memset(&r, 0, sizeof(r));
@@ -1454,6 +1458,28 @@ first_pdc_id(uint64_t seed)
 	id = info.pdc_id;
 	uet_ep_destroy(ep);
 	return id;
+}
+
+static uint16_t
+first_pdc_id(uint64_t seed)
+{
+	return first_pdc_id_of(seed, 256);
+}
+
+/* PDC id 0 is reserved (UET's reference provider never allocates it):
+ * whatever the seed's generation and however many slots the id's 16 bits
+ * hold, no PDC gets it. Ids as slot | generation << 8 gave it to one seed
+ * in 256 at the default 256 PDCs, and to every first PDC at 65,535. */
+static void
+test_pdc_id_zero_reserved(void **state)
+{
+	static const uint32_t sizes[] = { 1, 2, 255, 256, 32767, 32768, 65535 };
+	uint32_t i, seed;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (seed = 0; seed < (sizes[i] > 256 ? 4u : 1024u); seed++)
+			assert_int_not_equal(first_pdc_id_of(seed, sizes[i]), 0);
 }
 
 static void
@@ -1468,8 +1494,9 @@ test_pdc_ids_differ_per_seed(void **state)
 	for (i = 0; i < 64; i++)
 		for (j = i + 1; j < 64; j++)
 			same += ids[i] == ids[j];
-	/* 256 generations above the 256 slots' 8 bits: about 8 pairs of
-	 * 2,016 collide by chance; one id for every seed would be 2,016. */
+	/* 128 generations above the 9 bits of the 256 slots (slot + 1):
+	 * about 16 pairs of 2,016 collide by chance; one id for every seed
+	 * would be 2,016. */
 	assert_true(same < 60);
 	assert_int_equal(first_pdc_id(1005), ids[5]);
 }
@@ -1911,6 +1938,7 @@ main(void)
 		cmocka_unit_test(test_ack_path_dead_gives_up),
 		cmocka_unit_test(test_probe_recovery_gives_up),
 		cmocka_unit_test(test_zero_length_and_pools),
+		cmocka_unit_test(test_pdc_id_zero_reserved),
 		cmocka_unit_test(test_delayed_ack_timer),
 		cmocka_unit_test(test_psn_window_bound),
 		cmocka_unit_test(test_round_robin_between_pdcs),

@@ -64,10 +64,11 @@ def frames(path):
 
 
 def ack_covers(ack, psn):
-    """Whether an ACK (cack, sack base, bitmap) reports psn received: every
-    PSN below the cumulative one, and the bitmap's."""
+    """Whether an ACK (CACK_PSN, sack base, bitmap) reports psn received:
+    CACK_PSN and every PSN before it (UET's inclusive cumulative PSN), and
+    the bitmap's."""
     cack, base, bm = ack
-    if (cack - psn) % 2**32 < 2**31 and cack != psn:
+    if (cack - psn) % 2**32 < 2**31:
         return True
     i = (psn - base) % 2**32
     return i < 64 and (bm >> i) & 1 == 1
