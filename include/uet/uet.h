@@ -303,6 +303,12 @@ struct uet_ep_config {
 	uint64_t pdc_target_idle_ns;  /* target drops a silent PDC (and its
 				       * partial messages) after this; 0 = never;
 				       * default 0 */
+	bool psn_near_wrap;           /* a test of every peer's PSN arithmetic:
+				       * each PDC starts within 16 PSNs below
+				       * 2^32, so its PSNs wrap at once.
+				       * Incarnations of a PDC are then no longer
+				       * told apart by their PSNs: not with
+				       * pdc_idle_close_ns; default off */
 
 	/* I/O */
 	bool tx_sum;              /* sum each data packet's bytes as the

@@ -264,6 +264,7 @@ static const char *const exclusive[][2] = {
 	{ "client", "hosts" },
 	{ "iters", "duration" },
 	{ "uet-strict", "ack-carry-evs" },
+	{ "psn-near-wrap", "pdc-idle-close-ns" },
 };
 
 int

@@ -198,6 +198,7 @@ struct uet_perf_opts {
 	uint64_t ack_delay_ns;
 	bool ack_carry_evs;
 	bool uet_strict;
+	bool psn_near_wrap;
 	bool sack_repeat;
 	bool ar_every_fill;
 	uint64_t pdc_idle_close_ns;

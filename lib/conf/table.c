@@ -218,6 +218,11 @@ const struct opt opt_table[] = {
 		  "extension (the DUP flag in ACKs, --ack-carry-evs, --cc eqds's "
 		  "CREDIT_REQ/CREDIT); spurious retransmissions are then seen only by "
 		  "the RETX echo, so their count is a lower bound" },
+	{ .lname = "psn-near-wrap", .sec = "transport", .key = "psn_near_wrap",
+	  .type = T_BOOL, FLD(psn_near_wrap),
+	  .help = "a test of the peers' PSN arithmetic: every PDC starts its PSNs within "
+		  "16 below 2^32, so they wrap at once (a reopened PDC's PSNs are then "
+		  "no longer told from its last's: not with --pdc-idle-close-ns)" },
 	{ .lname = "sack-repeat", .sec = "transport", .key = "sack_repeat",
 	  .type = T_BOOL, FLD(sack_repeat), .flags = F_SYM,
 	  .help = "an ACK's 64-PSN SACK window ends at its trigger (the UEC reference's "

@@ -47,6 +47,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	c->ack_delay_ns = o->ack_delay_ns;
 	c->ack_carry_evs = o->ack_carry_evs;
 	c->strict = o->uet_strict;
+	c->psn_near_wrap = o->psn_near_wrap;
 	c->ack_sack_repeat = o->sack_repeat;
 	c->ack_req_every_fill = o->ar_every_fill;
 	c->pdc_idle_close_ns = o->pdc_idle_close_ns;

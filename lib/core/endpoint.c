@@ -83,6 +83,9 @@ uet_ep_config_check(const struct uet_ep_config *c, const char **why)
 		w = "ev_base + ev_count must be within 1..65536";
 	else if (c->job_id > 0xffffff)
 		w = "job_id must fit in 24 bits";
+	else if (c->psn_near_wrap && c->pdc_idle_close_ns != 0)
+		w = "psn_near_wrap cannot tell a reopened PDC's PSNs from its last's: not with "
+		    "pdc_idle_close_ns";
 	else if (c->strict && c->ack_carry_evs)
 		w = "ack_carry_evs is a libuet extension: not with strict";
 	else if (c->strict && c->cc->on_credit != NULL)

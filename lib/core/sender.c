@@ -420,6 +420,8 @@ tx_open(struct uet_ep *ep, uint32_t dst_ip, uint16_t stream, uint64_t now, int *
 	 * (stale packets of an older one fall outside the window), and the
 	 * salt those of a process restarted with the same seed. */
 	p->tx.start_psn = (uint32_t)uet_prng_next(&ep->rng) ^ ep->psn_salt;
+	if (ep->cfg.psn_near_wrap)
+		p->tx.start_psn = UINT32_MAX - (p->tx.start_psn & 15);
 	p->tx.snd_una = p->tx.snd_nxt = p->tx.start_psn;
 	p->tx.peer_win = ep->win;
 	p->tx.msg_head = p->tx.msg_tail = p->tx.msg_seg = NONE16;

@@ -14,6 +14,7 @@ import re
 import os
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -1215,6 +1216,79 @@ def case_pcap_spurious(exe, tmp):
         slow["late_copy"]) in p.stdout, p.stdout
 
 
+def case_semcheck(exe, tmp):
+    # tools/wire/semcheck.py on captures of every load balancer and
+    # congestion controller, strict and not, on a fabric that loses and
+    # reorders (an uplink down a while, OPS for the CCs; an incast that
+    # trims), PSNs across 2^32: the fields mean what UET means. Then a capture with one ACK's
+    # CACK_PSN off by one, as libuet's once was, must fail it.
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "tools", "wire", "semcheck.py")
+    base = ["--nodes", "16", "--pattern", "permutation", "--size", "256K", "--iters", "1",
+            "--seed", "3", "--psn-near-wrap", "--failure", "link-down:10us:tor0.up0:for=20us",
+            "--pcap-hosts", "0-15", "--pcap-count", "1000000"]
+    runs = [["--lb", lb, "--cc", "nscc"] for lb in
+            ("ecmp", "ops", "bitmap", "reps", "flowlet", "plb", "strack", "mprdma", "mptcp",
+             "ar")]
+    runs += [["--lb", "ops", "--cc", cc] for cc in
+             ("dctcp", "dctcp-mprdma", "strack", "fixed", "eqds")]
+    runs += [["--lb", "reps", "--cc", "nscc", "--ack-carry-evs", "--ack-every", "16K"],
+             ["--lb", "reps", "--cc", "nscc", "--trim", "--pattern", "incast"]]
+    checked = 0
+    for i, r in enumerate(runs):
+        for strict in (False, True):
+            if strict and ("eqds" in r or "--ack-carry-evs" in r):
+                continue
+            d = os.path.join(tmp, "sem%d%s" % (i, "s" if strict else ""))
+            os.makedirs(d)
+            run(exe, base + r + (["--uet-strict"] if strict else []) +
+                ["--pcap", os.path.join(d, "h%e.pcap"), "-J", os.path.join(d, "r.json")])
+            caps = [os.path.join(d, "h%d.pcap" % h) for h in range(16)]
+            p = subprocess.run([sys.executable, script, "--json"] +
+                               (["--strict"] if strict else []) + caps,
+                               capture_output=True, text=True, timeout=120)
+            out = json.loads(p.stdout)
+            assert p.returncode == 0 and out["ok"], (r, strict, out["failures"])
+            assert out["pdcs_across_2^32"] >= 16 and out["in_order_acks"] > 0, (r, out)
+            assert out["checks"]["ACK: CACK_PSN had arrived with every PSN before it"][
+                "checked"] == out["acks"], (r, out)
+            if "--trim" in r:
+                assert out["checks"]["NACK: TRIMMED names a PSN whose trimmed copy arrived"][
+                    "checked"] > 0, out
+            rep = json.load(open(os.path.join(d, "r.json")))["end"]
+            assert rep["wire"]["uet_strict"] == strict, rep["wire"]
+            ext = rep["wire"]["extensions"]
+            if strict:
+                assert ext == {"dup_acks": 0, "carry_ev_acks": 0, "credit_pkts": 0}, ext
+            elif "eqds" in r:
+                assert ext["credit_pkts"] > 0, ext
+            elif "--ack-carry-evs" in r:
+                assert ext["carry_ev_acks"] > 0, ext
+            checked += 1
+    assert checked == 2 * len(runs) - 2
+    # Host 1's first ACK_CC with its CACK_PSN one higher (the next expected
+    # PSN): a PSN that had not arrived is claimed.
+    cap = os.path.join(tmp, "sem0", "h1.pcap")
+    data = bytearray(open(cap, "rb").read())
+    off = 24
+    while off + 16 <= len(data):
+        caplen = struct.unpack_from("<I", data, off + 8)[0]
+        b = off + 16
+        if (data[b + 12:b + 14] == b"\x08\x00" and data[b + 26:b + 30] == bytes([10, 0, 0, 2])
+                and data[b + 42] >> 3 == 8):
+            cack = struct.unpack_from(">I", data, b + 46)[0]
+            struct.pack_into(">I", data, b + 46, (cack + 1) % 2**32)
+            break
+        off += 16 + caplen
+    else:
+        raise AssertionError("no ACK_CC sent by host 1")
+    bad = os.path.join(tmp, "bad.pcap")
+    open(bad, "wb").write(bytes(data))
+    p = subprocess.run([sys.executable, script, bad], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 1 and "FAILED ACK: CACK_PSN had arrived" in p.stdout, p.stdout
+
+
 CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "pcap": case_pcap, "pcap_spurious": case_pcap_spurious,
          "plot": case_plot,
@@ -1226,7 +1300,7 @@ CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "fpga_failure": case_fpga_failure, "eqds_large_message": case_eqds_large_message,
          "eqds_slow_pulls": case_eqds_slow_pulls, "rate": case_rate, "pingpong": case_pingpong,
          "cm_failures": case_cm_failures, "stream_and_failure_exit": case_stream_and_failure_exit,
-         "omit": case_omit}
+         "omit": case_omit, "semcheck": case_semcheck}
 
 
 if __name__ == "__main__":

@@ -81,6 +81,8 @@ static int pin_loss = -1;
 static int pin_sack = -1;
 /* --strict: 1 or 0 for every seed; -1 drawn. */
 static int pin_strict = -1;
+/* --list: seeds replay as they were found, without the later draws. */
+static bool listed;
 /* --classic: only the fault kinds and congestion controllers of the first
  * swarms (regression seeds replay as they were found). */
 static bool classic;
@@ -256,6 +258,22 @@ draw_strict(uint64_t seed, struct draw *d)
 }
 
 /*
+ * PSNs that cross 2^32 at once (uet_ep_config.psn_near_wrap), a quarter of
+ * the seeds, from its own stream, after the draws it must agree with: not
+ * where PDCs close and reopen or a process restarts (their incarnations'
+ * PSNs would no longer differ), not with --classic or --list.
+ */
+static void
+draw_psn_wrap(uint64_t seed, struct draw *d)
+{
+	struct uet_prng r;
+
+	uet_prng_seed(&r, seed ^ 0x2b8e4f1a9c3d5e77ULL);
+	d->ep.psn_near_wrap = !classic && !listed && uet_prng_below(&r, 4) == 0 &&
+			      d->ep.pdc_idle_close_ns == 0 && d->crash_host < 0;
+}
+
+/*
  * The fault kinds added later, from a fourth stream (the draws above stay
  * what they were): ECN marks injected on every port, flaps of a healthy
  * uplink with or without routing convergence, a host's link or a spine
@@ -422,6 +440,7 @@ draw_settings(uint64_t seed, struct draw *d)
 	draw_sack(seed, d);
 	draw_strict(seed, d);
 	draw_extra(seed, d, 2 * d->hpl);
+	draw_psn_wrap(seed, d);
 	draw_timer_outlast(d);
 }
 
@@ -452,10 +471,11 @@ print_draw(uint64_t seed, const struct draw *d)
 		       d->fault.ce_ppm, d->flaps, d->spines - 1, (unsigned long long)d->flap_conv_ns,
 		       d->host_down, d->spine_down, d->cut_host,
 		       (unsigned long long)d->cut_at_ns / 1000, d->squeeze ? "squeezed" : "sized");
-	printf("  lb %s, cc %s%s%s; loss detection %s, reordering window %llu ns (seed %llu ns); "
+	printf("  lb %s, cc %s%s%s%s; loss detection %s, reordering window %llu ns (seed %llu ns); "
 	       "SACK %s\n",
 	       c->lb->name, c->cc->name, c->assume_trimming ? ", assume trimming" : "",
 	       c->strict ? ", UET 1.0 only" : c->ack_carry_evs ? ", ACK+Carry EVs" : "",
+	       c->psn_near_wrap ? ", PSNs across 2^32" : "",
 	       c->loss_detect == UET_LOSS_NACK_RTO ? "nack-rto" : "adaptive",
 	       (unsigned long long)c->reorder_window_ns, (unsigned long long)c->reorder_seed_ns,
 	       c->ack_sack_repeat ? "repeats recent PSNs" : "once per PSN");
@@ -864,6 +884,7 @@ main(int argc, char **argv)
 		 * with --strict yes). */
 		if (pin_strict < 0)
 			pin_strict = 0;
+		listed = true;
 
 		for (n = 0; *list != '\0'; n++) {
 			one = strtoull(list, &end, 10);

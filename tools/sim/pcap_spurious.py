@@ -63,6 +63,16 @@ def frames(path):
         yield ts, u[0], u[1], u[2], pds[0] >> 3, pds
 
 
+def capture_host(frames):
+    """The host whose NIC a capture is: the address in every frame
+    (frames: tuples of ts, source, destination, ...); None if empty."""
+    seen = collections.Counter()
+    for f in frames:
+        seen[f[1]] += 1
+        seen[f[2]] += 1
+    return seen.most_common(1)[0][0] if seen else None
+
+
 def ack_covers(ack, psn):
     """Whether an ACK (CACK_PSN, sack base, bitmap) reports psn received:
     CACK_PSN and every PSN before it (UET's inclusive cumulative PSN), and
@@ -80,13 +90,9 @@ def read(paths):
     acks_tx, acks_rx = collections.defaultdict(list), collections.defaultdict(list)
     for path in paths:
         fr = list(frames(path))
-        seen = collections.Counter()
-        for f in fr:
-            seen[f[1]] += 1
-            seen[f[2]] += 1
-        if not seen:
+        me = capture_host(fr)
+        if me is None:
             continue
-        me = seen.most_common(1)[0][0]   # the host is in every frame
         for t, src, dst, ev, typ, pds in fr:
             if typ in PDS_REQ and len(pds) >= 12:
                 psn, spdcid = struct.unpack_from(">IH", pds, 4)
