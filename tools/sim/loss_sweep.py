@@ -139,6 +139,8 @@ def main():
     ap.add_argument("--keep", default=None)
     ap.add_argument("--reuse-baseline", action="store_true",
                     help="take the baseline's reports already in --keep DIR")
+    ap.add_argument("--reuse", action="store_true",
+                    help="take every report already in --keep DIR (tabulate again)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     for exe in [a.uet_sim] + ([a.baseline] if a.baseline else []):
@@ -169,9 +171,8 @@ def main():
                                                                  seed))
             jobs.append(((bname, fi, lb, pat, mode), seed, exe, args, path))
     with ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        results = list(pool.map(lambda j: (j[0], j[1], run(j[2], j[3], j[4],
-                                                            a.reuse_baseline and j[0][0] == "base")),
-                                jobs))
+        results = list(pool.map(lambda j: (j[0], j[1], run(
+            j[2], j[3], j[4], a.reuse or (a.reuse_baseline and j[0][0] == "base"))), jobs))
     cells = {}
     for key, seed, r in results:
         cells.setdefault(key, []).append(r)
@@ -192,6 +193,7 @@ def main():
                " | RTO losses | all ok |")
     out.append("|---|---|---|---|---|---|---|---|---|---|")
     verdicts = []
+    per_fab = {}
     for fi, f in enumerate(fabs):
         for lb, pat in itertools.product(lbs, pats):
             for bname, mode in [("new", m) for m in modes] + (
@@ -239,6 +241,13 @@ def main():
                             why.append("max FCT %.1f us over %.1f (+%.1f spread)" % (
                                 med(k, "fct_us"), bar, spread))
                 verdicts.append((fabric_name(f), lb, pat, mode, why))
+                ratio = float("nan")
+                if a.baseline:
+                    bars = [med(("base", fi, lb, pat, m), "fct_us") for m in ("adaptive", "nack-rto")
+                            if ("base", fi, lb, pat, m) in cells]
+                    if bars:
+                        ratio = med(k, "fct_us") / min(bars)
+                per_fab.setdefault((fi, mode), []).append((why, rs, ratio))
     out.append("")
     # Totals per build and mode: loss-free runs' retransmissions, and the
     # spurious share and median max FCT of the runs that dropped.
@@ -258,6 +267,24 @@ def main():
                 sum(r["spur"] for r in lossy),
                 100.0 * sum(r["spur"] for r in lossy) / max(1, sum(r["retx"] for r in lossy)),
                 statistics.median(r["fct_us"] for r in rs)))
+    out.append("")
+    # Per fabric and judged mode: cells met, what loss-free runs resent,
+    # the spurious share of the lossy runs, and each cell's max FCT (median
+    # over the seeds) against the better of the baseline's two modes.
+    out.append("| fabric | mode | cells met | loss-free runs: retransmissions | runs with drops:"
+               " spurious / retransmissions | max FCT ratio, median (range) over the cells |")
+    out.append("|---|---|---|---|---|---|")
+    for (fi, mode), cs in sorted(per_fab.items()):
+        runs = [r for _, rs, _ in cs for r in rs]
+        free = [r for r in runs if r["drops"] == 0 and r["trims"] == 0]
+        lossy = [r for r in runs if r["drops"] > 0]
+        ratios = [x for _, _, x in cs if x == x]
+        out.append("| %s | %s | %d of %d | %d | %d / %d | %s |" % (
+            fabric_name(fabs[fi]), mode, sum(1 for w, _, _ in cs if not w), len(cs),
+            sum(r["retx"] for r in free), sum(r["spur"] for r in lossy),
+            sum(r["retx"] for r in lossy),
+            "%.2f (%.2f-%.2f)" % (statistics.median(ratios), min(ratios), max(ratios))
+            if ratios else "-"))
     out.append("")
     bad = [v for v in verdicts if v[4]]
     out.append("Targets: %d of %d cells met" % (len(verdicts) - len(bad), len(verdicts)))
