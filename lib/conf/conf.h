@@ -38,7 +38,7 @@
 #include <stdio.h>
 
 #include "uet/uet.h"
-#include "sim/failure.h"
+#include "text/failure.h"
 
 /* The program whose options parse (uet_conf_set_app): uet-perf, the
  * default, or uet-sim. Each sees its own options (a row of the table may
@@ -127,7 +127,7 @@ struct uet_perf_fail_ev {
 	struct uet_perf_set evs;
 };
 
-/* uet-sim --failure SPEC: lib/sim/failure.h owns the vocabulary. This
+/* uet-sim --failure SPEC: lib/text/failure.h owns the vocabulary. This
  * parses one for the options (err without the option's name). */
 int uet_conf_parse_failure(const char *s, struct sim_failure *out, char *err,
 			   size_t errlen);

@@ -29,7 +29,7 @@
 #include <iniparser.h>
 #include "text/text.h"
 #include "conf/conf.h"
-#include "sim/series.h"
+#include "text/series.h"
 #include "uet/wire.h"
 
 #ifndef UET_VERSION

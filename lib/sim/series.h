@@ -21,30 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "text/series.h"
+
 struct sim;
 struct sim_port;
 struct sim_series;
 
-#define SIM_SERIES_MAX_ITEMS 64
 #define SIM_SERIES_MAX_PORTS 4096
 #define SIM_SERIES_MAX_SAMPLES (1u << 22) /* 48 MiB of samples */
-
-struct sim_series_item {
-	bool is_class;
-	uint8_t cls;            /* enum sim_class (failure.h), links only */
-	uint8_t node_kind;      /* a link: enum sim_node_kind */
-	uint32_t node, uplink;
-	uint8_t dir;            /* enum sim_dir: SIM_DIR_BOTH = both */
-	char text[40];
-};
-
-struct sim_series_sel {
-	struct sim_series_item items[SIM_SERIES_MAX_ITEMS];
-	uint32_t n;
-};
-
-/* Parse LIST into sel. 0, or -1 with a message (without the option name). */
-int sim_series_parse(const char *list, struct sim_series_sel *sel, char *err, size_t errlen);
 
 /* Resolve sel on a built fabric and sample every interval_ns from the
  * current time on. NULL with err when a name does not exist or memory is
