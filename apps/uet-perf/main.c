@@ -28,7 +28,7 @@
 #include "dpdk/dpdk.h"
 #include "driver/driver.h"
 #include "merge.h"
-#include "net/frame.h"
+#include "uet/frame.h"
 #include "report/output.h"
 #include "run.h"
 #include "uet/err.h"

@@ -30,7 +30,7 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "dpdk/dpdk.h"
 #include "driver/driver.h"
 #include "net/pcapw.h"

@@ -14,6 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define UET_CC_STATE_MAX 192
 
 struct uet_cc_params {
@@ -176,5 +180,9 @@ struct uet_cc_eqds_cfg {
 	bool no_slow_pulls;
 };
 extern const struct uet_cc_ops uet_cc_eqds;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UET_CC_H_ */

@@ -2,6 +2,10 @@
 #ifndef UET_ERR_H_
 #define UET_ERR_H_
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Negative error codes returned by every libuet function that can fail.
  * Operating errors (a malformed or unexpected packet, a full pool) are
@@ -29,5 +33,9 @@ enum uet_err {
 
 /* Short, static, human-readable name of an error code. */
 const char *uet_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UET_ERR_H_ */

@@ -14,7 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define UET_LB_STATE_MAX 192
 
@@ -198,5 +202,9 @@ struct uet_lb_strack_cfg {
 	uint16_t max_paths;       /* 256 (at most 256) */
 };
 extern const struct uet_lb_ops uet_lb_strack;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UET_LB_H_ */

@@ -43,8 +43,12 @@
 #include "uet/lb.h"
 #include "uet/wire.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Traffic classes of transmitted packets (mapped to DSCP by the frame
- * layer, see net/frame.h). */
+ * layer, see uet/frame.h). */
 #define UET_TCLASS_DATA 0    /* first transmission of data: trimmable */
 #define UET_TCLASS_RETX 1    /* retransmitted data: trimmable */
 #define UET_TCLASS_CONTROL 2 /* ACK/NACK/probe/close: high priority */
@@ -520,5 +524,9 @@ uint32_t uet_ep_open_initiators(const struct uet_ep *ep);
 /* Bytes one PDC costs, and the whole endpoint, for a given config. */
 size_t uet_ep_pdc_bytes(const struct uet_ep_config *cfg);
 size_t uet_ep_mem_bytes(const struct uet_ep_config *cfg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UET_UET_H_ */

@@ -19,6 +19,10 @@
 
 #include "uet/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define UET_UDP_PORT 4793
 
 /* PDS prologue: type:5 | next_hdr (ctl_type for CONTROL):4 | flags:7 */
@@ -301,5 +305,9 @@ uet_get_be64(const uint8_t *p)
 {
 	return ((uint64_t)uet_get_be32(p) << 32) | uet_get_be32(p + 4);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UET_WIRE_H_ */

@@ -4,7 +4,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "uet/err.h"
 
 int

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "base/prng.h"
+#include "uet/prng.h"
 
 static inline uint64_t
 rotl(uint64_t x, int k)

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "base/hmap.h"
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "base/theap.h"
 #include "uet/uet.h"
 

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/frame.h"
+#include "uet/frame.h"
 #include "uet/uet.h"
 
 struct rte_mempool;

@@ -22,7 +22,7 @@
 
 #include "dpdk/dpdk.h"
 #include "dpdk/internal.h"
-#include "net/frame.h"
+#include "uet/frame.h"
 #include "uet/err.h"
 
 #define TEL_SLOTS 64

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "driver/driver.h"
 #include "uet/err.h"
 

@@ -6,7 +6,7 @@
  */
 #include <assert.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "uet/err.h"
 #include "uet/lb.h"
 

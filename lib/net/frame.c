@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "net/frame.h"
+#include "base/csum.h"
+#include "uet/frame.h"
 
 #include <stdio.h>
 #include <string.h>

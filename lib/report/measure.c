@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "report/report.h"
 #include "uet/err.h"
 

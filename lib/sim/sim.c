@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/csum.h"
 #include "net/pcapw.h"
 #include "sim/sim_int.h"
 #include "uet/wire.h"

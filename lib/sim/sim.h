@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/frame.h"
+#include "uet/frame.h"
 #include "uet/uet.h"
 
 struct sim;

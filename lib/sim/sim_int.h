@@ -8,7 +8,7 @@
  * (scheduled failures, random selection). Not a public header.
  */
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "sim/sim.h"
 
 enum node_kind { NODE_HOST = 0, NODE_SWITCH = 1 };

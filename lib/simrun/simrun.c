@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "driver/driver.h"
-#include "net/frame.h"
+#include "uet/frame.h"
 #include "net/pcapw.h"
 #include "report/output.h"
 #include "simrun/simrun.h"

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "uet/err.h"
 
 static const char *const pattern_names[] = {

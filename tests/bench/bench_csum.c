@@ -21,8 +21,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/csum.h"
 #include "cpu.h"
-#include "net/frame.h"
+#include "uet/frame.h"
 
 #define TARGET_NS 200000000ULL /* per size and variant */
 

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "conf/conf.h"
 
 #define DOC_BEGIN "<!-- BEGIN GENERATED: test_conf --write-doc -->\n"

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "dpdk/dpdk.h"
-#include "net/frame.h"
+#include "uet/frame.h"
 #include "uet/err.h"
 
 static struct uet_dpdk_port port;

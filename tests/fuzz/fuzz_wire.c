@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/frame.h"
+#include "uet/frame.h"
 #include "uet/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -19,7 +19,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "sim/sim.h"
 #include "uet/cc.h"
 #include "uet/lb.h"

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "sim/sim.h"
 
 struct sw_msg {

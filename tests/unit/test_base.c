@@ -11,7 +11,7 @@
 
 #include "base/bitmap.h"
 #include "base/hmap.h"
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "base/theap.h"
 #include "base/twheel.h"
 #include "uet/err.h"

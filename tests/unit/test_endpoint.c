@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "base/csum.h"
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "duo.h"
 #include "uet/lb.h"
 #include "uet/wire.h"

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "uet/err.h"
 #include "uet/lb.h"
 #include "uet/cc.h"

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "base/prng.h"
+#include "uet/prng.h"
 #include "uet/cc.h"
 #include "uet/err.h"
 #include "uet/lb.h"

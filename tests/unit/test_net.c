@@ -13,7 +13,8 @@
 #include <cmocka.h>
 #include <pcap/pcap.h>
 
-#include "net/frame.h"
+#include "base/csum.h"
+#include "uet/frame.h"
 #include "net/pcapw.h"
 #include "uet/err.h"
 #include "uet/wire.h"

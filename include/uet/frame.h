@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#ifndef UET_NET_FRAME_H_
-#define UET_NET_FRAME_H_
+#ifndef UET_FRAME_H_
+#define UET_FRAME_H_
 
 /*
  * Ethernet/IPv4/UDP framing for UET packets, without DPDK: the simulator,
@@ -14,7 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/csum.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 
 #define UET_ETH_HLEN 14
 #define UET_VLAN_HLEN 4
@@ -138,4 +141,8 @@ const char *uet_ip_str(uint32_t ip, char *buf);
 /* Parse dotted-quad IPv4; 0 on success, UET_ERR_INVAL otherwise. */
 int uet_ip_parse(const char *s, uint32_t *ip);
 
-#endif /* UET_NET_FRAME_H_ */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_FRAME_H_ */

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#ifndef UET_BASE_PRNG_H_
-#define UET_BASE_PRNG_H_
+#ifndef UET_PRNG_H_
+#define UET_PRNG_H_
 
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /*
  * xoshiro256** seeded through splitmix64. The only source of randomness in
@@ -36,4 +40,8 @@ uet_mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-#endif /* UET_BASE_PRNG_H_ */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_PRNG_H_ */
