@@ -29,6 +29,9 @@ enum uet_err {
 	UET_ERR_STALE = -214,       /* packet belongs to an older PDC incarnation */
 	UET_ERR_CHECKSUM = -215,    /* IPv4 or UDP checksum mismatch */
 	UET_ERR_NOT_UET = -216,     /* frame is not IPv4/UDP to the UET port */
+	UET_ERR_CANCELED = -217,    /* a posted receive was canceled */
+	UET_ERR_TRUNCATED = -218,   /* the message was longer than the receive's
+				     * buffer: what fitted was placed */
 };
 
 /* Short, static, human-readable name of an error code. */

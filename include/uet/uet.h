@@ -151,6 +151,23 @@ struct uet_rx_msg {
 	int status;
 };
 
+/* A posted receive completed (uet_ep_post_recv). status: 0; or
+ * UET_ERR_TRUNCATED, the message longer than the buffer (len bytes of it
+ * placed); UET_ERR_CANCELED (uet_ep_cancel_recv); or the error of the PDC
+ * that went away with the message half received. */
+struct uet_recv_done {
+	void *user;             /* the receive's */
+	uint32_t src_ip;
+	uint16_t pdc_id;
+	uint16_t msg_id;
+	bool tagged;            /* UET_TAGGED_SEND (else UET_SEND) */
+	uint64_t tag;           /* the message's tag; 0 when untagged */
+	uint32_t msg_len;       /* as sent */
+	uint32_t len;           /* bytes placed in the buffer */
+	uint64_t done_ns;
+	int status;
+};
+
 /* A sent message was acknowledged in full (status 0) or failed. */
 struct uet_tx_done {
 	void *user;
@@ -185,6 +202,9 @@ struct uet_callbacks {
 	void (*rx_msg)(void *user, const struct uet_rx_msg *m);
 	void (*tx_done)(void *user, const struct uet_tx_done *d);
 	void (*pdc_event)(void *user, const struct uet_pdc_event *e);
+	/* With receive-side matching (uet_ep_config.max_posted_recvs): a
+	 * posted receive completed; rx_data and rx_msg are then not called. */
+	void (*recv_done)(void *user, const struct uet_recv_done *d);
 };
 
 struct uet_ep_config {
@@ -314,6 +334,28 @@ struct uet_ep_config {
 				       * told apart by their PSNs: not with
 				       * pdc_idle_close_ns; default off */
 
+	/* Receive-side matching (uet_ep_post_recv), off by default: every
+	 * message then goes to rx_data and rx_msg. With it, each message
+	 * matches a posted receive (its opcode, tag under the ignore bits,
+	 * source), in the order receives were posted, and lands in its
+	 * buffer; one that matches none waits in a bounded unexpected queue
+	 * until a receive takes it. */
+	uint32_t max_posted_recvs; /* receives posted at once; 0 = no
+				    * matching; default 0 */
+	uint32_t max_unexp_msgs;  /* messages held that no receive took yet
+				   * (or, in order, whose turn has not come);
+				   * 0 = 64 */
+	uint32_t unexp_msg_bytes; /* the longest message held unexpected; the
+				   * packets of a longer one are refused
+				   * (NO_SES_MSG_AVAIL: its sender retries on
+				   * its timer) until a receive is posted for
+				   * it; 0 = 65536. The queue's buffers,
+				   * max_unexp_msgs x this, are allocated at
+				   * creation */
+	bool match_in_order;      /* MPI's rule: the messages of one PDC match
+				   * in the order they were sent, whatever
+				   * order their packets arrive in */
+
 	/* I/O */
 	bool tx_sum;              /* sum each data packet's bytes as the
 				   * payload is copied in (uet_tx_meta.sum),
@@ -366,6 +408,37 @@ struct uet_send_req {
  * first data packets).
  */
 int uet_ep_send(struct uet_ep *ep, const struct uet_send_req *req, uint64_t now_ns);
+
+/* A receive (with uet_ep_config.max_posted_recvs). */
+struct uet_recv_req {
+	void *buf;              /* where the message lands; must stay valid
+				 * until recv_done */
+	uint32_t len;           /* buffer bytes; a longer message is
+				 * truncated (UET_ERR_TRUNCATED) */
+	bool tagged;            /* take UET_TAGGED_SEND messages whose tag
+				 * matches; false: UET_SEND messages */
+	uint64_t tag, ignore;   /* tagged: matches when
+				 * ((msg_tag ^ tag) & ~ignore) == 0 */
+	uint32_t src_ip;        /* 0 = from any peer */
+	void *user;             /* returned in recv_done */
+};
+
+/*
+ * Post a receive. The oldest unexpected message it matches, if any, is
+ * taken at once (recv_done may run inside this call when it had arrived
+ * whole). *handle identifies it for uet_ep_cancel_recv. Returns 0,
+ * UET_ERR_NOBUFS (max_posted_recvs posted), UET_ERR_INVAL (no matching
+ * configured, or a NULL buffer with len > 0).
+ */
+int uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *r, uint32_t *handle,
+		     uint64_t now_ns);
+
+/*
+ * Cancel a posted receive that no message has matched yet: its recv_done
+ * runs with UET_ERR_CANCELED. Returns 0, or UET_ERR_INVAL when the handle
+ * is unknown or its receive already matched (it completes as it would).
+ */
+int uet_ep_cancel_recv(struct uet_ep *ep, uint32_t handle, uint64_t now_ns);
 
 /*
  * Process one received UDP payload (PDS header onward). Returns 0 if the

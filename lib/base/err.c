@@ -22,6 +22,8 @@ uet_strerror(int err)
 	case UET_ERR_STALE: return "stale packet from an older PDC";
 	case UET_ERR_CHECKSUM: return "checksum mismatch";
 	case UET_ERR_NOT_UET: return "not a UET frame";
+	case UET_ERR_CANCELED: return "receive canceled";
+	case UET_ERR_TRUNCATED: return "message truncated";
 	default: return "unknown error";
 	}
 }

@@ -86,6 +86,8 @@ uet_ep_config_check(const struct uet_ep_config *c, const char **why)
 	else if (c->psn_near_wrap && c->pdc_idle_close_ns != 0)
 		w = "psn_near_wrap cannot tell a reopened PDC's PSNs from its last's: not with "
 		    "pdc_idle_close_ns";
+	else if (match_config_check(c, &w) < 0)
+		; /* w says why */
 	else if (c->strict && c->ack_carry_evs)
 		w = "ack_carry_evs is a libuet extension: not with strict";
 	else if (c->strict && c->cc->on_credit != NULL)
@@ -144,7 +146,7 @@ uet_ep_mem_bytes(const struct uet_ep_config *c)
 	       nrx_windows(c) * (w / 4 + 4) +
 	       c->max_tx_msgs * (sizeof(struct tx_msg) + 2) +
 	       c->max_rx_msgs * (sizeof(struct rx_msg) + 4 + 4 * 12) +
-	       c->ctrl_queue_len * sizeof(struct ctrl_item);
+	       c->ctrl_queue_len * sizeof(struct ctrl_item) + match_mem_bytes(c);
 }
 
 int
@@ -226,7 +228,7 @@ uet_ep_create(const struct uet_ep_config *cfg, struct uet_ep **out)
 		goto nomem;
 	if (uet_hmap_init(&ep->pdc_map, cfg->max_pdcs) < 0 ||
 	    uet_hmap_init(&ep->rxm_map, cfg->max_rx_msgs) < 0 ||
-	    uet_theap_init(&ep->timers, cfg->max_pdcs + 1) < 0)
+	    uet_theap_init(&ep->timers, cfg->max_pdcs + 1) < 0 || match_create(ep) < 0)
 		goto nomem;
 
 	/* Free lists are stacks; fill them so slot 0 comes out first. */
@@ -277,6 +279,7 @@ uet_ep_destroy(struct uet_ep *ep)
 		return;
 	uet_hmap_fini(&ep->pdc_map);
 	uet_hmap_fini(&ep->rxm_map);
+	match_destroy(ep);
 	uet_theap_fini(&ep->timers);
 	free(ep->pdcs);
 	free(ep->algo);

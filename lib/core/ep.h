@@ -232,6 +232,10 @@ struct pdc_rx {
 	uint32_t credit_granted;
 	uint8_t in_pull;
 	uint8_t in_idle;
+	/* match_in_order (match.c): the message id whose turn it is, once the
+	 * PDC's first message (at its start PSN) said where turns start. */
+	uint8_t match_known;
+	uint16_t match_next;
 };
 
 /* A sender's side of receiver-driven credit (credit.c), in ep->algo after
@@ -328,6 +332,7 @@ struct uet_ep {
 	uint32_t *rxm_free;
 	uint32_t n_rxm_free;
 	struct uet_hmap rxm_map;
+	struct match *match;  /* receive-side matching (match.c), or NULL */
 
 	struct ctrl_item *cq;
 	uint32_t cq_head, cq_len;
@@ -432,6 +437,22 @@ int rx_write_nack(struct uet_ep *ep, const struct ctrl_item *ci, uint8_t *buf,
 void rx_on_timer(struct uet_ep *ep, struct pdc *p, uint64_t now);
 uint64_t rx_deadline(const struct uet_ep *ep, const struct pdc *p);
 void rx_release(struct uet_ep *ep, struct pdc *p, int status, uint64_t now);
+
+/* match.c: receive-side matching, when cfg.max_posted_recvs > 0. A data
+ * packet is checked (no side effect; a NACK code when it must be refused)
+ * before it is accepted, admitted when it is, its bytes placed as they are
+ * delivered, its message ended when whole or aborted. */
+int match_config_check(const struct uet_ep_config *c, const char **why);
+size_t match_mem_bytes(const struct uet_ep_config *c);
+int match_create(struct uet_ep *ep);
+void match_destroy(struct uet_ep *ep);
+int match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h);
+void match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t now);
+void match_data(struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h,
+		const uint8_t *data, uint32_t len);
+void match_end(struct uet_ep *ep, const struct pdc *p, uint16_t msg_id, int status,
+	       uint64_t now);
+void match_pdc_gone(struct uet_ep *ep, struct pdc *p, uint64_t now);
 void rx_push_nack(struct uet_ep *ep, uint32_t peer_ip, uint16_t spdcid, uint16_t dpdcid,
 		  uint32_t psn, uint8_t code, uint8_t flags, uint16_t ev, uint32_t payload);
 

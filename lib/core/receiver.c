@@ -76,6 +76,10 @@ rx_msg_event(struct uet_ep *ep, const struct pdc *p, uint16_t msg_id, bool tagge
 		ep->st.msgs_delivered++;
 	else
 		ep->st.msgs_aborted++;
+	if (ep->match != NULL) {
+		match_end(ep, p, msg_id, status, now);
+		return;
+	}
 	if (ep->cfg.cb.rx_msg == NULL)
 		return;
 	e.src_ip = p->peer_ip;
@@ -110,6 +114,8 @@ rx_release(struct uet_ep *ep, struct pdc *p, int status, uint64_t now)
 			rx_msg_event(ep, p, id, tagged, tag, len, first, now, status);
 		}
 	}
+	if (ep->match != NULL)
+		match_pdc_gone(ep, p, now);
 	rx_window_release(ep, p);
 	cr_rx_release(ep, p);
 }
@@ -459,10 +465,20 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 			return refuse(ep, p, h, meta, created, UET_NACK_NO_SES_MSG_AVAIL);
 		}
 	}
+	/* A message no receive can take and none can hold is refused before
+	 * anything of it is accepted: its sender retries. */
+	if (!is_ctrl && ep->match != NULL) {
+		int code = match_check(ep, p, h);
+
+		if (code != 0)
+			return refuse(ep, p, h, meta, created, (uint8_t)code);
+	}
 	if (d > 0 && !rx_window_acquire(ep, p))
 		return refuse(ep, p, h, meta, created, UET_NACK_NO_BITMAP);
 	if (created)
 		ep_pdc_event(ep, p, UET_PDC_EV_OPEN, 0);
+	if (!is_ctrl && ep->match != NULL)
+		match_admit(ep, p, h, now);
 	if (!is_ctrl && !single && m == NULL) {
 		mslot = ep->rxm_free[--ep->n_rxm_free];
 		m = &ep->rxm[mslot];
@@ -533,7 +549,9 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 		dd.offset = h->ses.msg_offset;
 		dd.data = payload;
 		dd.len = (uint32_t)plen;
-		if (plen > 0 && ep->cfg.cb.rx_data != NULL)
+		if (plen > 0 && ep->match != NULL)
+			match_data(ep, p, h, payload, (uint32_t)plen);
+		else if (plen > 0 && ep->cfg.cb.rx_data != NULL)
 			ep->cfg.cb.rx_data(ep->cfg.user, &dd);
 		if (single) {
 			rx_msg_event(ep, p, h->ses.msg_id, tagged, tag,

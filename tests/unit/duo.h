@@ -191,26 +191,37 @@ duo_fini(struct duo *d)
 		free(d->bufs[--d->nbufs]);
 }
 
-/* Queue message 'tag' of len bytes (the duo pattern) from one side to the other. */
+/* Queue a message of len bytes, the duo pattern of pat, with tag (as
+ * UET_SEND when untagged) and user, from one side to the other. */
 static inline int
-duo_send(struct duo *d, struct duo_side *from, uint64_t tag, uint32_t len, uint16_t stream)
+duo_send_as(struct duo *d, struct duo_side *from, uint64_t tag, uint64_t pat, uint32_t len,
+	    uint16_t stream, bool untagged, void *user)
 {
 	struct uet_send_req r;
 	uint8_t *buf = malloc(len ? len : 1);
 	uint32_t i;
 
 	for (i = 0; i < len; i++)
-		buf[i] = duo_pattern(tag, i);
+		buf[i] = duo_pattern(pat, i);
 	memset(&r, 0, sizeof(r));
 	r.dst_ip = from == &d->a ? d->b.ip : d->a.ip;
 	r.stream = stream;
 	r.buf = buf;
 	r.len = len;
 	r.tag = tag;
+	r.untagged = untagged;
+	r.user = user;
 	if (d->nbufs < sizeof(d->bufs) / sizeof(d->bufs[0]))
 		d->bufs[d->nbufs++] = buf; /* kept until duo_fini: the endpoint
 					    * reads it until tx_done */
 	return uet_ep_send(from->ep, &r, d->now);
+}
+
+/* Queue message 'tag' of len bytes (the duo pattern) from one side to the other. */
+static inline int
+duo_send(struct duo *d, struct duo_side *from, uint64_t tag, uint32_t len, uint16_t stream)
+{
+	return duo_send_as(d, from, tag, tag, len, stream, false, NULL);
 }
 
 /* Pull every packet the side wants to send now onto the wire. */

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Receive-side matching (uet_ep_post_recv): tags under ignore bits, the
+ * source, tagged against untagged, posting order, the unexpected queue and
+ * its bounds (messages refused, then delivered once, when it is full or a
+ * message is too long to hold), truncation, cancel, and MPI's rule that a
+ * PDC's messages match in the order they were sent whatever order their
+ * packets arrive in.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "duo.h"
+
+#define MAX_DONE 64
+
+static struct uet_recv_done done[MAX_DONE];
+static uint32_t n_done;
+
+static void
+on_recv_done(void *user, const struct uet_recv_done *d)
+{
+	(void)user;
+	assert_true(n_done < MAX_DONE);
+	done[n_done++] = *d;
+}
+
+static void
+config(struct uet_ep_config *c)
+{
+	duo_config(c);
+	c->max_posted_recvs = 16;
+	c->max_unexp_msgs = 4;
+	c->unexp_msg_bytes = 16384;
+	c->cb.recv_done = on_recv_done;
+	n_done = 0;
+}
+
+/* A message from a to b: the duo pattern of pat_tag, sent with tag (and as
+ * UET_SEND when untagged). */
+static void
+send_msg(struct duo *d, uint64_t tag, uint64_t pat_tag, uint32_t len, bool untagged)
+{
+	assert_int_equal(duo_send_as(d, &d->a, tag, pat_tag, len, 0, untagged,
+				     (void *)(uintptr_t)pat_tag), 0);
+}
+
+static uint32_t
+post(struct duo *d, uint8_t *buf, uint32_t len, bool tagged, uint64_t tag, uint64_t ignore,
+     uint32_t src, uintptr_t user)
+{
+	struct uet_recv_req q = { .buf = buf, .len = len, .tagged = tagged, .tag = tag,
+				  .ignore = ignore, .src_ip = src, .user = (void *)user };
+	uint32_t h;
+
+	assert_int_equal(uet_ep_post_recv(d->b.ep, &q, &h, d->now), 0);
+	return h;
+}
+
+static const struct uet_recv_done *
+done_of(uintptr_t user)
+{
+	uint32_t i;
+
+	for (i = 0; i < n_done; i++)
+		if ((uintptr_t)done[i].user == user)
+			return &done[i];
+	return NULL;
+}
+
+static void
+expect_bytes(const uint8_t *buf, uint64_t pat_tag, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		assert_int_equal(buf[i], duo_pattern(pat_tag, i));
+}
+
+/* Tags under ignore bits, the source, tagged against untagged, and the
+ * oldest matching receive first. */
+static void
+test_match_rules(void **state)
+{
+	static uint8_t b1[8192], b2[8192], b3[8192], b4[8192], b5[100];
+	struct uet_ep_config c;
+	struct duo d;
+	const struct uet_recv_done *x;
+
+	(void)state;
+	config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	/* r1 wants another source; r2 tag 0x1200 ignoring the low byte; r3
+	 * the same, posted later; r4 untagged; r5 an exact tag. */
+	post(&d, b1, sizeof(b1), true, 0x1234, 0, 0x0a0000ee, 1);
+	post(&d, b2, sizeof(b2), true, 0x1200, 0xff, 0, 2);
+	post(&d, b3, sizeof(b3), true, 0x1200, 0xff, 0, 3);
+	post(&d, b4, sizeof(b4), false, 0, 0, 0, 4);
+	post(&d, b5, sizeof(b5), true, 0x77, 0, d.a.ip, 5);
+	send_msg(&d, 0x1234, 11, 5000, false);   /* r2: r1's source differs */
+	send_msg(&d, 0x12ab, 12, 6000, false);   /* r3 */
+	send_msg(&d, 0x9999, 13, 3000, true);    /* untagged: r4, tag ignored */
+	send_msg(&d, 0x77, 14, 100, false);      /* r5 */
+	assert_true(duo_run(&d, 10000000));
+	assert_int_equal(n_done, 4);
+	x = done_of(2);
+	assert_non_null(x);
+	assert_int_equal(x->status, 0);
+	assert_true(x->tagged);
+	assert_int_equal(x->tag, 0x1234);
+	assert_int_equal(x->len, 5000);
+	assert_int_equal(x->src_ip, d.a.ip);
+	expect_bytes(b2, 11, 5000);
+	x = done_of(3);
+	assert_non_null(x);
+	assert_int_equal(x->tag, 0x12ab);
+	expect_bytes(b3, 12, 6000);
+	x = done_of(4);
+	assert_non_null(x);
+	assert_false(x->tagged);
+	assert_int_equal(x->tag, 0);
+	assert_int_equal(x->len, 3000);
+	expect_bytes(b4, 13, 3000);
+	x = done_of(5);
+	assert_non_null(x);
+	assert_int_equal(x->len, 100);
+	expect_bytes(b5, 14, 100);
+	assert_null(done_of(1));
+	/* The sender's side is unchanged by matching. */
+	assert_int_equal(d.a.tx_done_ok, 4);
+	duo_fini(&d);
+}
+
+/* A message that arrives before its receive waits in the unexpected queue
+ * and lands when the receive is posted (inside the post: it is whole);
+ * the queue's bound and the longest message it holds refuse what does
+ * not fit, which the senders retry and which arrives exactly once. */
+static void
+test_unexpected(void **state)
+{
+	static uint8_t b[8][65536];
+	struct uet_ep_config c;
+	struct duo d;
+	uint32_t i;
+
+	(void)state;
+	config(&c);
+	c.rto_min_ns = 20000;
+	assert_int_equal(duo_init(&d, &c), 0);
+	/* 6 messages of 8 KiB for 4 places, and one of 40 KiB, longer than
+	 * a place (16 KiB). */
+	for (i = 0; i < 6; i++)
+		send_msg(&d, 100 + i, 100 + i, 8192, false);
+	send_msg(&d, 200, 200, 40960, false);
+	/* Not idle: the refused wait at their senders. */
+	assert_false(duo_run(&d, d.now + 200000));
+	assert_int_equal(n_done, 0);
+	assert_true(uet_ep_stats(d.b.ep)->rx_no_resources > 0);
+	/* The four held complete as their receives are posted. */
+	for (i = 0; i < 6 && n_done < 4; i++)
+		post(&d, b[i], 8192, true, 100 + i, 0, 0, 100 + i);
+	assert_int_equal(n_done, 4);
+	for (i = 0; i < 4; i++) {
+		const struct uet_recv_done *x = done_of((uintptr_t)done[i].user);
+
+		assert_int_equal(x->status, 0);
+		expect_bytes(b[x->tag - 100], x->tag, 8192);
+	}
+	/* The rest: posted now, retried by their senders. */
+	for (; i < 6; i++)
+		post(&d, b[i], 8192, true, 100 + i, 0, 0, 100 + i);
+	post(&d, b[6], 65536, true, 200, 0, 0, 200);
+	assert_true(duo_run(&d, d.now + 100000000));
+	assert_int_equal(n_done, 7);
+	for (i = 0; i < 6; i++) {
+		const struct uet_recv_done *x = done_of(100 + i);
+
+		assert_non_null(x);
+		assert_int_equal(x->status, 0);
+		expect_bytes(b[i], 100 + i, 8192);
+	}
+	assert_int_equal(done_of(200)->len, 40960);
+	expect_bytes(b[6], 200, 40960);
+	assert_int_equal(d.a.tx_done_ok, 7);
+	assert_int_equal(d.a.tx_done_err, 0);
+	duo_fini(&d);
+}
+
+/* A buffer shorter than the message: what fits, UET_ERR_TRUNCATED; and
+ * canceling a receive no message took. */
+static void
+test_truncate_and_cancel(void **state)
+{
+	static uint8_t b1[3000], b2[100], b3[100];
+	struct uet_ep_config c;
+	struct duo d;
+	uint32_t h2, h3;
+
+	(void)state;
+	config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	post(&d, b1, sizeof(b1), true, 1, 0, 0, 1);
+	h2 = post(&d, b2, sizeof(b2), true, 2, 0, 0, 2);
+	send_msg(&d, 1, 1, 10000, false);
+	assert_true(duo_run(&d, 10000000));
+	assert_int_equal(n_done, 1);
+	assert_int_equal(done[0].status, UET_ERR_TRUNCATED);
+	assert_int_equal(done[0].len, 3000);
+	assert_int_equal(done[0].msg_len, 10000);
+	expect_bytes(b1, 1, 3000);
+	assert_int_equal(uet_ep_cancel_recv(d.b.ep, h2, d.now), 0);
+	assert_int_equal(n_done, 2);
+	assert_int_equal(done[1].status, UET_ERR_CANCELED);
+	assert_int_equal((uintptr_t)done[1].user, 2);
+	/* Twice, or a handle reused by another receive: refused. */
+	assert_int_equal(uet_ep_cancel_recv(d.b.ep, h2, d.now), UET_ERR_INVAL);
+	h3 = post(&d, b3, sizeof(b3), true, 3, 0, 0, 3);
+	assert_int_equal(uet_ep_cancel_recv(d.b.ep, h2, d.now), UET_ERR_INVAL);
+	/* A receive that took a message that is still arriving completes as
+	 * it would. */
+	send_msg(&d, 3, 3, 50, false);
+	assert_true(duo_run(&d, d.now + 10000000));
+	assert_int_equal(uet_ep_cancel_recv(d.b.ep, h3, d.now), UET_ERR_INVAL);
+	assert_int_equal(n_done, 3);
+	assert_int_equal(done[2].status, 0);
+	assert_string_equal(uet_strerror(UET_ERR_TRUNCATED), "message truncated");
+	duo_fini(&d);
+}
+
+/* Two messages with one tag, the second's packets arriving first: under
+ * match_in_order the first receive posted takes the first message sent;
+ * without it, the first to arrive. */
+static uint32_t delay_msg_pkts;
+
+static bool
+first_msg_late(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && p->meta.kind == UET_PKT_DATA && (uintptr_t)p->meta.msg_user == 21) {
+		p->deliver_ns += 50000;
+		delay_msg_pkts++;
+	}
+	return true;
+}
+
+static void
+run_order(bool in_order, uint64_t *first_got)
+{
+	static uint8_t b1[8192], b2[8192];
+	struct uet_ep_config c;
+	struct duo d;
+
+	config(&c);
+	c.match_in_order = in_order;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = first_msg_late;
+	delay_msg_pkts = 0;
+	post(&d, b1, sizeof(b1), true, 7, 0, 0, 1);
+	post(&d, b2, sizeof(b2), true, 7, 0, 0, 2);
+	send_msg(&d, 7, 21, 8192, false);
+	send_msg(&d, 7, 22, 8192, false);
+	assert_true(duo_run(&d, 10000000));
+	assert_int_equal(delay_msg_pkts, 2);
+	assert_int_equal(n_done, 2);
+	assert_int_equal(done_of(1)->status, 0);
+	assert_int_equal(done_of(2)->status, 0);
+	*first_got = b1[0] == duo_pattern(21, 0) ? 21 : b1[0] == duo_pattern(22, 0) ? 22 : 0;
+	expect_bytes(b1, *first_got, 8192);
+	expect_bytes(b2, *first_got == 21 ? 22 : 21, 8192);
+	duo_fini(&d);
+}
+
+static void
+test_send_order(void **state)
+{
+	uint64_t got;
+
+	(void)state;
+	run_order(true, &got);
+	assert_int_equal(got, 21);
+	run_order(false, &got);
+	assert_int_equal(got, 22);
+}
+
+/* Under match_in_order, a message whose turn never comes (the one before
+ * it is lost for good and its PDC goes away at the target) is matched
+ * when the PDC goes: whole messages are not held forever. */
+static bool
+drop_first_msg(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	return !(a_to_b && (p->meta.kind == UET_PKT_DATA || p->meta.kind == UET_PKT_RETX) &&
+		 (uintptr_t)p->meta.msg_user == 31);
+}
+
+static void
+test_pdc_gone_ends_the_wait(void **state)
+{
+	static uint8_t b[4096];
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	config(&c);
+	c.match_in_order = true;
+	c.rto_min_ns = 20000;
+	c.max_rto_retx = 3;
+	c.pdc_target_idle_ns = 2000000;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = drop_first_msg;
+	post(&d, b, sizeof(b), true, 32, 0, 0, 1);
+	send_msg(&d, 31, 31, 1000, false);
+	send_msg(&d, 32, 32, 1000, false);
+	duo_run(&d, d.now + 1000000);
+	/* 32 arrived and was acknowledged, but waits for 31's turn. */
+	assert_int_equal(d.a.tx_done_ok, 1);
+	assert_int_equal(n_done, 0);
+	duo_run(&d, d.now + 100000000);
+	assert_int_equal(d.a.tx_done_err, 1);
+	assert_int_equal(n_done, 1);
+	assert_int_equal(done[0].status, 0);
+	assert_int_equal(done[0].tag, 32);
+	expect_bytes(b, 32, 1000);
+	duo_fini(&d);
+}
+
+/* Bad calls and bounds. */
+static void
+test_bad_calls(void **state)
+{
+	static uint8_t b[16];
+	struct uet_ep_config c;
+	struct uet_recv_req q = { .buf = b, .len = sizeof(b), .tagged = true };
+	struct duo d;
+	const char *why = NULL;
+	uint32_t h, i;
+
+	(void)state;
+	duo_config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	/* No matching configured. */
+	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, 0), UET_ERR_INVAL);
+	assert_int_equal(uet_ep_cancel_recv(d.b.ep, 0, 0), UET_ERR_INVAL);
+	duo_fini(&d);
+	config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	q.buf = NULL;
+	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, 0), UET_ERR_INVAL);
+	q.buf = b;
+	for (i = 0; i < 16; i++)
+		assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, 0), 0);
+	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, 0), UET_ERR_NOBUFS);
+	assert_int_equal(uet_ep_cancel_recv(d.b.ep, 0xfffff, 0), UET_ERR_INVAL);
+	duo_fini(&d);
+	config(&c);
+	c.max_posted_recvs = 1u << 20;
+	assert_int_equal(uet_ep_config_check(&c, &why), UET_ERR_INVAL);
+	assert_non_null(strstr(why, "max_posted_recvs"));
+	config(&c);
+	assert_true(uet_ep_mem_bytes(&c) > 4 * 16384);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_match_rules),
+		cmocka_unit_test(test_unexpected),
+		cmocka_unit_test(test_truncate_and_cancel),
+		cmocka_unit_test(test_send_order),
+		cmocka_unit_test(test_pdc_gone_ends_the_wait),
+		cmocka_unit_test(test_bad_calls),
+	};
+
+	return cmocka_run_group_tests_name("match", tests, NULL, NULL);
+}
