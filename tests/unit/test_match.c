@@ -329,6 +329,58 @@ test_pdc_gone_ends_the_wait(void **state)
 	duo_fini(&d);
 }
 
+/* A receive posted from recv_done (as an MPI library reposts): 12
+ * messages of one tag through a single posted receive at a time, each
+ * reposted when the last lands, the rest waiting unexpected or refused
+ * meanwhile; each lands once, in send order under match_in_order. */
+static struct duo *repost_d;
+static uint8_t repost_buf[12][3000];
+static uint32_t repost_n;
+
+static void
+on_done_repost(void *user, const struct uet_recv_done *x)
+{
+	struct uet_recv_req q = { .tagged = true, .tag = 9, .len = 3000 };
+
+	(void)user;
+	assert_int_equal(x->status, 0);
+	done[n_done++] = *x;
+	if (++repost_n < 12) {
+		q.buf = repost_buf[repost_n];
+		q.user = (void *)(uintptr_t)repost_n;
+		assert_int_equal(uet_ep_post_recv(repost_d->b.ep, &q, NULL, repost_d->now), 0);
+	}
+}
+
+static void
+test_repost_from_callback(void **state)
+{
+	struct uet_ep_config c;
+	struct duo d;
+	uint32_t i;
+
+	(void)state;
+	config(&c);
+	c.match_in_order = true;
+	c.max_unexp_msgs = 3;
+	c.rto_min_ns = 20000;
+	c.cb.recv_done = on_done_repost;
+	assert_int_equal(duo_init(&d, &c), 0);
+	repost_d = &d;
+	repost_n = 0;
+	post(&d, repost_buf[0], 3000, true, 9, 0, 0, 0);
+	for (i = 0; i < 12; i++)
+		send_msg(&d, 9, 40 + i, 3000, false);
+	assert_true(duo_run(&d, 100000000));
+	assert_int_equal(n_done, 12);
+	for (i = 0; i < 12; i++) {
+		assert_int_equal((uintptr_t)done[i].user, i);
+		expect_bytes(repost_buf[i], 40 + i, 3000);
+	}
+	assert_int_equal(d.a.tx_done_ok, 12);
+	duo_fini(&d);
+}
+
 /* Bad calls and bounds. */
 static void
 test_bad_calls(void **state)
@@ -374,6 +426,7 @@ main(void)
 		cmocka_unit_test(test_truncate_and_cancel),
 		cmocka_unit_test(test_send_order),
 		cmocka_unit_test(test_pdc_gone_ends_the_wait),
+		cmocka_unit_test(test_repost_from_callback),
 		cmocka_unit_test(test_bad_calls),
 	};
 
