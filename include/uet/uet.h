@@ -354,7 +354,11 @@ struct uet_ep_config {
 				   * creation */
 	bool match_in_order;      /* MPI's rule: the messages of one PDC match
 				   * in the order they were sent, whatever
-				   * order their packets arrive in */
+				   * order their packets arrive in. Without
+				   * it a later message can hold a receive
+				   * while an earlier one of its PDC, that no
+				   * receive or unexpected buffer can take,
+				   * blocks it (doc/library.md) */
 
 	/* I/O */
 	bool tx_sum;              /* sum each data packet's bytes as the

@@ -377,8 +377,19 @@ match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t 
 	uint32_t i;
 	bool now_turn;
 
-	if (uet_hmap_get(&m->map, msg_key(p, h->ses.msg_id), &i))
+	if (uet_hmap_get(&m->map, msg_key(p, h->ses.msg_id), &i)) {
+		/* The PDC's first message, held aside because a later packet
+		 * of it came first, says with its start PSN where turns
+		 * start: its turn is now. */
+		g = &m->msg[i];
+		if (g->waiting && !p->rx.match_known && h->psn == p->rx.start_psn) {
+			p->rx.match_known = 1;
+			p->rx.match_next = h->ses.msg_id;
+			place(ep, g, now);
+			next_turns(ep, p, now);
+		}
 		return;
+	}
 	now_turn = turn(ep, p, h);
 	if (ep->cfg.match_in_order && !p->rx.match_known && now_turn) {
 		p->rx.match_known = 1;

@@ -38,6 +38,10 @@ struct sw;
 struct sw_host {
 	struct sw *w;
 	uint32_t idx;
+	/* Receive-side matching (uet_ep_config.max_posted_recvs): one
+	 * receive per buffer, each taking any message, reposted when done. */
+	uint8_t *rbuf;
+	uint32_t nrecv;
 	uint32_t *pending;  /* message indices refused with NOBUFS, FIFO */
 	uint32_t npend, pend_head;
 };
@@ -121,6 +125,69 @@ sw_rx_msg(void *user, const struct uet_rx_msg *x)
 
 static void sw_retry(struct sw *w, struct sw_host *h);
 
+/* The largest message the workloads send. */
+#define SW_MAX_MSG 262144
+
+static inline void
+sw_post(struct sw *w, struct sw_host *h, uint32_t b)
+{
+	struct uet_recv_req q = { .buf = h->rbuf + (size_t)b * SW_MAX_MSG, .len = SW_MAX_MSG,
+				  .tagged = true, .ignore = ~0ULL, .user = (void *)(uintptr_t)b };
+
+	if (uet_ep_post_recv(sim_host_ep(w->s, h->idx), &q, NULL, sim_now_ns(w->s)) != 0)
+		abort(); /* one receive per buffer: never more than the pool */
+}
+
+/* A receive completed: the message it took, checked whole. */
+static inline void
+sw_recv_done(void *user, const struct uet_recv_done *x)
+{
+	struct sw_host *h = user;
+	struct sw *w = h->w;
+	uint32_t b = (uint32_t)(uintptr_t)x->user, i;
+	const uint8_t *data = h->rbuf + (size_t)b * SW_MAX_MSG;
+	struct sw_msg *m;
+
+	if (x->tag >= w->n || w->m[x->tag].dst != h->idx) {
+		w->unexpected++;
+	} else if (x->status != 0) {
+		w->m[x->tag].rx_aborted++;
+	} else {
+		m = &w->m[x->tag];
+		if (x->len != m->len || x->msg_len != m->len)
+			m->bad_bytes++;
+		m->got_bytes += x->len;
+		for (i = 0; i < x->len && i < m->len; i++) {
+			m->seen[i]++;
+			if (data[i] != (w->zero_payload ? 0 : sw_pattern(x->tag, i)))
+				m->bad_bytes++;
+		}
+		if (m->rx_done++ == 0)
+			w->rx_finished++;
+		m->rx_ns = x->done_ns;
+	}
+	sw_post(w, h, b);
+}
+
+/* After the host's endpoint is attached (again): its receives. */
+static inline void
+sw_post_all(struct sw *w, uint32_t host, const struct uet_ep_config *c)
+{
+	struct sw_host *h = &w->hosts[host];
+	uint32_t b;
+
+	if (c->max_posted_recvs == 0)
+		return;
+	if (h->rbuf == NULL) {
+		h->nrecv = c->max_posted_recvs;
+		h->rbuf = malloc((size_t)h->nrecv * SW_MAX_MSG);
+		if (h->rbuf == NULL)
+			abort();
+	}
+	for (b = 0; b < h->nrecv; b++)
+		sw_post(w, h, b);
+}
+
 static inline void
 sw_tx_done(void *user, const struct uet_tx_done *x)
 {
@@ -168,8 +235,10 @@ sw_fini(struct sw *w)
 		free(w->m[i].buf);
 		free(w->m[i].seen);
 	}
-	for (i = 0; i < w->nhosts; i++)
+	for (i = 0; i < w->nhosts; i++) {
 		free(w->hosts[i].pending);
+		free(w->hosts[i].rbuf);
+	}
 	free(w->m);
 	free(w->hosts);
 }
@@ -193,6 +262,7 @@ sw_ep_config(struct sw *w, uint32_t host, struct uet_ep_config *c)
 	c->cb.rx_msg = sw_rx_msg;
 	c->cb.tx_done = sw_tx_done;
 	c->cb.pdc_event = sw_pdc_event;
+	c->cb.recv_done = sw_recv_done;
 	c->user = &w->hosts[host];
 }
 

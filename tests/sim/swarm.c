@@ -29,6 +29,10 @@
  *                                    extension; default: a quarter of
  *                                    the seeds, none with --classic or
  *                                    --list)
+ *   --as-drawn                       --list seeds draw strict, PSNs
+ *                                    across 2^32 and matching as a run
+ *                                    of --seeds does (regressions found
+ *                                    since those draws)
  *   --classic                        only the first swarm's fault kinds
  *                                    and congestion controllers
  *   --shuffle-ties                   the simulator runs events due at the
@@ -81,8 +85,9 @@ static int pin_loss = -1;
 static int pin_sack = -1;
 /* --strict: 1 or 0 for every seed; -1 drawn. */
 static int pin_strict = -1;
-/* --list: seeds replay as they were found, without the later draws. */
-static bool listed;
+/* --list: seeds replay as they were found, without the later draws
+ * (strict, PSNs across 2^32, matching), unless --as-drawn. */
+static bool listed, as_drawn;
 /* --classic: only the fault kinds and congestion controllers of the first
  * swarms (regression seeds replay as they were found). */
 static bool classic;
@@ -274,6 +279,34 @@ draw_psn_wrap(uint64_t seed, struct draw *d)
 }
 
 /*
+ * Receive-side matching, a quarter of the seeds, from its own stream,
+ * where every message must arrive (no host cut off, crashed or starved of
+ * PDCs: a receive that took a message whose sender gave up would wait for
+ * its PDC to go): 1-8 receives posted per host, each taking any message
+ * and reposted when it lands; an unexpected queue of 1-8 messages of up to
+ * 1 KiB-256 KiB (longer ones are refused until a receive is free), in
+ * send order (match_in_order): without it a receive taken by a later
+ * message of a PDC can wait on an earlier one that nothing can take or
+ * hold (doc/library.md), which a workload of receives that take any
+ * message runs into. Not with --classic or --list.
+ */
+static void
+draw_matching(uint64_t seed, struct draw *d)
+{
+	struct uet_prng r;
+	struct uet_ep_config *c = &d->ep;
+
+	uet_prng_seed(&r, seed ^ 0x4f1bbcdcbfa53e0bULL);
+	if (classic || listed || uet_prng_below(&r, 4) != 0 || d->cut_host >= 0 ||
+	    d->crash_host >= 0 || d->squeeze)
+		return;
+	c->max_posted_recvs = 1 + (uint32_t)uet_prng_below(&r, 8);
+	c->max_unexp_msgs = 1 + (uint32_t)uet_prng_below(&r, 8);
+	c->unexp_msg_bytes = (uint32_t)PICK(&r, 1024, 16384, 65536, 262144);
+	c->match_in_order = true;
+}
+
+/*
  * The fault kinds added later, from a fourth stream (the draws above stay
  * what they were): ECN marks injected on every port, flaps of a healthy
  * uplink with or without routing convergence, a host's link or a spine
@@ -441,6 +474,7 @@ draw_settings(uint64_t seed, struct draw *d)
 	draw_strict(seed, d);
 	draw_extra(seed, d, 2 * d->hpl);
 	draw_psn_wrap(seed, d);
+	draw_matching(seed, d);
 	draw_timer_outlast(d);
 }
 
@@ -463,6 +497,10 @@ print_draw(uint64_t seed, const struct draw *d)
 		printf("  crash: host %d's process dies at %llu us, restarts at %llu us\n",
 		       d->crash_host, (unsigned long long)d->crash_at_ns / 1000,
 		       (unsigned long long)d->restart_at_ns / 1000);
+	if (c->max_posted_recvs)
+		printf("  matching: %u receives per host, unexpected %u x %u B%s\n",
+		       c->max_posted_recvs, c->max_unexp_msgs, c->unexp_msg_bytes,
+		       c->match_in_order ? ", in send order" : "");
 	if (d->fault.ce_ppm || d->flaps || d->host_down >= 0 || d->spine_down >= 0 ||
 	    d->cut_host >= 0 || d->squeeze)
 		printf("  extra: ECN marks %u ppm, %u flaps of leaf 0's uplink %u (converge %llu ns), "
@@ -471,11 +509,13 @@ print_draw(uint64_t seed, const struct draw *d)
 		       d->fault.ce_ppm, d->flaps, d->spines - 1, (unsigned long long)d->flap_conv_ns,
 		       d->host_down, d->spine_down, d->cut_host,
 		       (unsigned long long)d->cut_at_ns / 1000, d->squeeze ? "squeezed" : "sized");
-	printf("  lb %s, cc %s%s%s%s; loss detection %s, reordering window %llu ns (seed %llu ns); "
+	printf("  lb %s, cc %s%s%s%s%s; loss detection %s, reordering window %llu ns (seed %llu ns); "
 	       "SACK %s\n",
 	       c->lb->name, c->cc->name, c->assume_trimming ? ", assume trimming" : "",
 	       c->strict ? ", UET 1.0 only" : c->ack_carry_evs ? ", ACK+Carry EVs" : "",
 	       c->psn_near_wrap ? ", PSNs across 2^32" : "",
+	       c->max_posted_recvs ? (c->match_in_order ? ", matching in send order"
+							: ", matching") : "",
 	       c->loss_detect == UET_LOSS_NACK_RTO ? "nack-rto" : "adaptive",
 	       (unsigned long long)c->reorder_window_ns, (unsigned long long)c->reorder_seed_ns,
 	       c->ack_sack_repeat ? "repeats recent PSNs" : "once per PSN");
@@ -543,6 +583,7 @@ restart_ev(struct sim *s, void *a, uint64_t b)
 	sw_ep_config(x->w, h, &c);
 	if (sim_host_attach(s, h, &c) != 0)
 		abort();
+	sw_post_all(x->w, h, &c);
 }
 
 /* The extra kinds' events, all within the fault phase but the cut. */
@@ -646,6 +687,7 @@ run_seed(uint64_t seed, bool verbose)
 			sim_destroy(s);
 			return 1;
 		}
+		sw_post_all(&w, i, &c);
 	}
 	/* Workload: random pairs, sizes from empty to many packets, sent at
 	 * random times during the fault phase. */
@@ -860,6 +902,8 @@ main(int argc, char **argv)
 			}
 			pin_strict = strcmp(argv[a], "yes") == 0;
 			add_pin("--strict", argv[a]);
+		} else if (strcmp(argv[a], "--as-drawn") == 0) {
+			as_drawn = true;
 		} else if (strcmp(argv[a], "--classic") == 0) {
 			classic = true;
 			add_pin("--classic", NULL);
@@ -882,9 +926,11 @@ main(int argc, char **argv)
 		/* The listed regressions were found before strict was drawn:
 		 * they replay as they were found (a strict one is listed
 		 * with --strict yes). */
-		if (pin_strict < 0)
-			pin_strict = 0;
-		listed = true;
+		if (!as_drawn) {
+			if (pin_strict < 0)
+				pin_strict = 0;
+			listed = true;
+		}
 
 		for (n = 0; *list != '\0'; n++) {
 			one = strtoull(list, &end, 10);

@@ -275,6 +275,50 @@ run_order(bool in_order, uint64_t *first_got)
 	duo_fini(&d);
 }
 
+/* The PDC's first message with its first packet (the start PSN) late:
+ * its other packet arrives first and is held aside, as no turn is known;
+ * the start packet then says where turns start, and that message, already
+ * known, takes its turn (the fault swarm, seed 2761963: it waited
+ * forever, and every later message of the PDC with it). */
+static uint32_t start_pkts_delayed;
+
+static bool
+start_pkt_late(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && p->meta.kind == UET_PKT_DATA && p->meta.msg_offset == 0 &&
+	    (uintptr_t)p->meta.msg_user == 51) {
+		p->deliver_ns += 3000;
+		start_pkts_delayed++;
+	}
+	return true;
+}
+
+static void
+test_first_packet_late_in_order(void **state)
+{
+	static uint8_t b1[8192], b2[8192];
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	config(&c);
+	c.match_in_order = true;
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = start_pkt_late;
+	start_pkts_delayed = 0;
+	post(&d, b1, sizeof(b1), true, 5, 0, 0, 1);
+	post(&d, b2, sizeof(b2), true, 5, 0, 0, 2);
+	send_msg(&d, 5, 51, 8192, false);
+	send_msg(&d, 5, 52, 8192, false);
+	assert_true(duo_run(&d, 10000000));
+	assert_int_equal(start_pkts_delayed, 1);
+	assert_int_equal(n_done, 2);
+	expect_bytes(b1, 51, 8192);
+	expect_bytes(b2, 52, 8192);
+	duo_fini(&d);
+}
+
 static void
 test_send_order(void **state)
 {
@@ -425,6 +469,7 @@ main(void)
 		cmocka_unit_test(test_unexpected),
 		cmocka_unit_test(test_truncate_and_cancel),
 		cmocka_unit_test(test_send_order),
+		cmocka_unit_test(test_first_packet_late_in_order),
 		cmocka_unit_test(test_pdc_gone_ends_the_wait),
 		cmocka_unit_test(test_repost_from_callback),
 		cmocka_unit_test(test_bad_calls),
