@@ -434,7 +434,7 @@ struct uet_recv_req {
  * UET_ERR_NOBUFS (max_posted_recvs posted), UET_ERR_INVAL (no matching
  * configured, or a NULL buffer with len > 0).
  */
-int uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *r, uint32_t *handle,
+int uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *r, uint64_t *handle,
 		     uint64_t now_ns);
 
 /*
@@ -442,7 +442,7 @@ int uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *r, uint32_t *
  * runs with UET_ERR_CANCELED. Returns 0, or UET_ERR_INVAL when the handle
  * is unknown or its receive already matched (it completes as it would).
  */
-int uet_ep_cancel_recv(struct uet_ep *ep, uint32_t handle, uint64_t now_ns);
+int uet_ep_cancel_recv(struct uet_ep *ep, uint64_t handle, uint64_t now_ns);
 
 /*
  * Process one received UDP payload (PDS header onward). Returns 0 if the

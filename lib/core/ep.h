@@ -446,6 +446,7 @@ int match_config_check(const struct uet_ep_config *c, const char **why);
 size_t match_mem_bytes(const struct uet_ep_config *c);
 int match_create(struct uet_ep *ep);
 void match_destroy(struct uet_ep *ep);
+#define MATCH_MALFORMED (-1) /* match_check: disagrees with its message */
 int match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h);
 void match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t now);
 void match_data(struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h,

@@ -32,7 +32,7 @@ struct m_recv {
 	uint32_t src_ip;
 	uint32_t prev, next;  /* the posted list, in post order */
 	uint32_t msg;         /* the message it took, or NONE32 */
-	uint16_t gen;
+	uint32_t gen;         /* handles: index | gen << 32 */
 	uint8_t used, tagged;
 };
 
@@ -42,6 +42,8 @@ struct m_msg {
 	uint32_t src_ip, msg_len;
 	uint32_t recv;        /* the receive it matched, or NONE32 */
 	uint32_t slot;        /* its unexpected buffer, or NONE32 */
+	uint32_t placed;      /* bytes placed (buffer or receive) */
+	uint32_t seq;         /* admission order */
 	uint32_t prev, next;  /* the unexpected queue, oldest first */
 	uint16_t pdc_id, msg_id;
 	uint8_t used, tagged, done;
@@ -56,15 +58,14 @@ struct match {
 	uint32_t *msg_free, n_msg_free, n_msg;
 	uint64_t *scratch;    /* n_msg: match_pdc_gone()'s sort */
 	uint32_t unexp_head, unexp_tail;
+	uint32_t next_seq;
 	uint8_t *slots;
 	uint32_t slot_bytes;
 	uint32_t *slot_free, n_slot_free, n_slots;
 	struct uet_hmap map;  /* msg_key() -> msg index */
 };
 
-/* Handles: the receive's index below 2^20, its generation above. */
-#define HANDLE_IDX_BITS 20
-#define MAX_POSTED (1u << HANDLE_IDX_BITS)
+#define MAX_POSTED (1u << 20)
 
 static uint32_t
 n_unexp(const struct uet_ep_config *c)
@@ -246,6 +247,8 @@ recv_done(struct uet_ep *ep, struct m_recv *r, const struct m_msg *g, int status
 		d.len = g->msg_len < r->len ? g->msg_len : r->len;
 		if (status == 0 && g->msg_len > r->len)
 			d.status = UET_ERR_TRUNCATED;
+		else if (status != 0)
+			d.len = g->placed < r->len ? g->placed : r->len; /* half received */
 	}
 	recv_release(ep->match, r);
 	if (ep->cfg.cb.recv_done != NULL)
@@ -345,11 +348,22 @@ match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *
 	const struct match *m = ep->match;
 	struct m_msg probe;
 	uint32_t i;
+	bool tagged = h->ses.opcode == UET_SES_TAGGED_SEND;
 
-	if (uet_hmap_get(&m->map, msg_key(p, h->ses.msg_id), &i))
-		return 0;
+	if (uet_hmap_get(&m->map, msg_key(p, h->ses.msg_id), &i)) {
+		const struct m_msg *g = &m->msg[i];
+
+		/* The same message, or not: a packet whose header disagrees
+		 * with it is malformed; a new message reusing the id of a
+		 * whole one no receive took yet (its 16 bits wrapped) waits
+		 * until that one is taken. */
+		if (g->msg_len != h->ses.request_len || g->tagged != tagged ||
+		    g->tag != (tagged ? h->ses.match_bits : 0))
+			return MATCH_MALFORMED;
+		return g->done ? UET_NACK_NO_SES_MSG_AVAIL : 0;
+	}
 	memset(&probe, 0, sizeof(probe));
-	probe.tagged = h->ses.opcode == UET_SES_TAGGED_SEND;
+	probe.tagged = tagged;
 	probe.tag = probe.tagged ? h->ses.match_bits : 0;
 	probe.src_ip = p->peer_ip;
 	if (turn(ep, p, h)) {
@@ -408,6 +422,7 @@ match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t 
 	g->msg_id = h->ses.msg_id;
 	g->recv = g->slot = NONE32;
 	g->prev = g->next = NONE32;
+	g->seq = m->next_seq++;
 	uet_hmap_put(&m->map, g->key, i);
 	/* A buffer unless a receive takes it at once (match_check saw one
 	 * free where it is needed). */
@@ -433,14 +448,21 @@ match_data(struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h,
 	if (!uet_hmap_get(&m->map, msg_key(p, h->ses.msg_id), &i))
 		return;
 	g = &m->msg[i];
+	/* match_check saw this header agree with the record: within it. */
+	if (off >= g->msg_len)
+		return;
+	if (len > g->msg_len - off)
+		len = g->msg_len - off;
 	if (g->recv != NONE32) {
 		struct m_recv *r = &m->recv[g->recv];
 
 		if (off < r->len)
 			memcpy(r->buf + off, data, r->len - off < len ? r->len - off : len);
-	} else if (g->slot != NONE32) {
-		memcpy(m->slots + (size_t)g->slot * m->slot_bytes + off, data, len);
+	} else if (g->slot != NONE32 && off < m->slot_bytes) {
+		memcpy(m->slots + (size_t)g->slot * m->slot_bytes + off, data,
+		       m->slot_bytes - off < len ? m->slot_bytes - off : len);
 	}
+	g->placed += len;
 }
 
 void
@@ -487,17 +509,21 @@ match_pdc_gone(struct uet_ep *ep, struct pdc *p, uint64_t now)
 	/* Messages that arrived whole but wait for a turn that will not come
 	 * (an earlier one went with the PDC) take their turns now, in order
 	 * (partial ones were dropped before: match_end). */
+	/* Their turns from the one that was due; where none was known (the
+	 * first message never came), in the order they arrived. */
 	for (i = 0; i < m->n_msg; i++)
 		if (m->msg[i].used && m->msg[i].waiting && (m->msg[i].key >> 16) == pre)
-			m->scratch[n++] = (uint64_t)(uint16_t)(m->msg[i].msg_id - p->rx.match_next)
-						  << 32 | i;
+			m->scratch[n++] =
+				(p->rx.match_known
+					 ? (uint64_t)(uint16_t)(m->msg[i].msg_id - p->rx.match_next)
+					 : (uint64_t)(m->msg[i].seq - m->next_seq)) << 32 | i;
 	qsort(m->scratch, n, sizeof(m->scratch[0]), cmp_u64);
 	for (i = 0; i < n; i++)
 		place(ep, &m->msg[(uint32_t)m->scratch[i]], now);
 }
 
 int
-uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *q, uint32_t *handle,
+uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *q, uint64_t *handle,
 		 uint64_t now_ns)
 {
 	struct match *m;
@@ -521,7 +547,7 @@ uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *q, uint32_t *hand
 	r->used = 1;
 	r->msg = NONE32;
 	if (handle != NULL)
-		*handle = ((uint32_t)(r->gen & 0xfff) << HANDLE_IDX_BITS) | i;
+		*handle = (uint64_t)r->gen << 32 | i;
 	LIST_APPEND(m->recv, m->posted_head, m->posted_tail, i);
 	/* The oldest unexpected message it takes. */
 	for (i = m->unexp_head; i != NONE32; i = m->msg[i].next) {
@@ -535,11 +561,11 @@ uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *q, uint32_t *hand
 }
 
 int
-uet_ep_cancel_recv(struct uet_ep *ep, uint32_t handle, uint64_t now_ns)
+uet_ep_cancel_recv(struct uet_ep *ep, uint64_t handle, uint64_t now_ns)
 {
 	struct match *m;
 	struct m_recv *r;
-	uint32_t i = handle & (MAX_POSTED - 1);
+	uint32_t i = (uint32_t)handle;
 
 	if (ep == NULL || ep->match == NULL)
 		return UET_ERR_INVAL;
@@ -547,7 +573,7 @@ uet_ep_cancel_recv(struct uet_ep *ep, uint32_t handle, uint64_t now_ns)
 	if (i >= m->n_recv)
 		return UET_ERR_INVAL;
 	r = &m->recv[i];
-	if (!r->used || r->msg != NONE32 || (r->gen & 0xfff) != handle >> HANDLE_IDX_BITS)
+	if (!r->used || r->msg != NONE32 || r->gen != (uint32_t)(handle >> 32))
 		return UET_ERR_INVAL;
 	LIST_UNLINK(m->recv, m->posted_head, m->posted_tail, i);
 	recv_done(ep, r, NULL, UET_ERR_CANCELED, now_ns);

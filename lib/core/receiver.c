@@ -470,15 +470,21 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	if (!is_ctrl && ep->match != NULL) {
 		int code = match_check(ep, p, h);
 
+		if (code == MATCH_MALFORMED) {
+			ep->st.rx_malformed++;
+			return drop_created(ep, p, created, UET_ERR_MALFORMED);
+		}
 		if (code != 0)
 			return refuse(ep, p, h, meta, created, (uint8_t)code);
 	}
 	if (d > 0 && !rx_window_acquire(ep, p))
 		return refuse(ep, p, h, meta, created, UET_NACK_NO_BITMAP);
-	if (created)
-		ep_pdc_event(ep, p, UET_PDC_EV_OPEN, 0);
+	/* Admitted before any callback runs, with the state it was checked
+	 * against. */
 	if (!is_ctrl && ep->match != NULL)
 		match_admit(ep, p, h, now);
+	if (created)
+		ep_pdc_event(ep, p, UET_PDC_EV_OPEN, 0);
 	if (!is_ctrl && !single && m == NULL) {
 		mslot = ep->rxm_free[--ep->n_rxm_free];
 		m = &ep->rxm[mslot];

@@ -50,13 +50,13 @@ send_msg(struct duo *d, uint64_t tag, uint64_t pat_tag, uint32_t len, bool untag
 				     (void *)(uintptr_t)pat_tag), 0);
 }
 
-static uint32_t
+static uint64_t
 post(struct duo *d, uint8_t *buf, uint32_t len, bool tagged, uint64_t tag, uint64_t ignore,
      uint32_t src, uintptr_t user)
 {
 	struct uet_recv_req q = { .buf = buf, .len = len, .tagged = tagged, .tag = tag,
 				  .ignore = ignore, .src_ip = src, .user = (void *)user };
-	uint32_t h;
+	uint64_t h;
 
 	assert_int_equal(uet_ep_post_recv(d->b.ep, &q, &h, d->now), 0);
 	return h;
@@ -199,7 +199,7 @@ test_truncate_and_cancel(void **state)
 	static uint8_t b1[3000], b2[100], b3[100];
 	struct uet_ep_config c;
 	struct duo d;
-	uint32_t h2, h3;
+	uint64_t h2, h3;
 
 	(void)state;
 	config(&c);
@@ -434,7 +434,8 @@ test_bad_calls(void **state)
 	struct uet_recv_req q = { .buf = b, .len = sizeof(b), .tagged = true };
 	struct duo d;
 	const char *why = NULL;
-	uint32_t h, i;
+	uint64_t h;
+	uint32_t i;
 
 	(void)state;
 	duo_config(&c);

@@ -506,6 +506,89 @@ test_strict_spurious_by_retx_echo(void **state)
 	assert_int_equal(uet_ep_stats(t.ep)->spurious_retx, 1);
 }
 
+/* With receive-side matching: a packet whose header disagrees with the
+ * message its id names is dropped as malformed, and a new message reusing
+ * the id of a whole one that no receive took yet (the 16-bit id wrapped)
+ * is refused until that one is taken, then lands in its own receive: no
+ * byte of either goes to the other. */
+static struct uet_recv_done got[4];
+static uint32_t n_got;
+
+static void
+on_got(void *user, const struct uet_recv_done *d)
+{
+	(void)user;
+	got[n_got++] = *d;
+}
+
+static int
+peer_nack_code(void)
+{
+	uint32_t k;
+
+	drain();
+	for (k = 0; k < t.n_out; k++)
+		if (t.out[k].type == UET_PDS_NACK)
+			return t.out[k].nack_code;
+	return -1;
+}
+
+static void
+test_matching_msg_id_reused(void **state)
+{
+	static uint8_t b1[256], b2[256];
+	struct uet_ep_config c;
+	struct uet_recv_req q = { .len = 256, .tagged = true, .tag = 1 };
+	const struct uet_hdr *a;
+	uint64_t malformed;
+	uint16_t ep_pdc;
+	uint32_t i;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	config(&c, false);
+	c.max_posted_recvs = 2;
+	c.max_unexp_msgs = 2;
+	c.unexp_msg_bytes = 4096;
+	c.cb.recv_done = on_got;
+	n_got = 0;
+	t.now = 1000000;
+	assert_int_equal(uet_ep_create(&c, &t.ep), 0);
+	/* Message 7 (100 B, tag 1) arrives whole with no receive: held. */
+	assert_int_equal(peer_data(500, 500, UET_SES_TAGGED_SEND, 7, 1, 0, 100, 100, 0), 0);
+	a = one_ack();
+	ep_pdc = a->spdcid;
+	/* Another message with id 7: held back, NO_SES_MSG_AVAIL. */
+	t.now += 1000;
+	assert_int_equal(peer_data(500, 501, UET_SES_TAGGED_SEND, 7, 1, 0, 100, 100, ep_pdc),
+			 UET_ERR_NOBUFS);
+	assert_int_equal(peer_nack_code(), UET_NACK_NO_SES_MSG_AVAIL);
+	/* A packet of id 7 that disagrees with it (length, tag): malformed. */
+	malformed = uet_ep_stats(t.ep)->rx_malformed;
+	assert_int_equal(peer_data(500, 501, UET_SES_TAGGED_SEND, 7, 1, 0, 200, 200, ep_pdc),
+			 UET_ERR_MALFORMED);
+	assert_int_equal(peer_data(500, 501, UET_SES_TAGGED_SEND, 7, 2, 0, 100, 100, ep_pdc),
+			 UET_ERR_MALFORMED);
+	assert_int_equal(uet_ep_stats(t.ep)->rx_malformed, malformed + 2);
+	/* A receive takes the first; the second, resent, lands in the next. */
+	q.buf = b1;
+	assert_int_equal(uet_ep_post_recv(t.ep, &q, NULL, t.now), 0);
+	assert_int_equal(n_got, 1);
+	assert_int_equal(got[0].len, 100);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(b1[i], pat(1, i));
+	q.buf = b2;
+	assert_int_equal(uet_ep_post_recv(t.ep, &q, NULL, t.now), 0);
+	t.now += 1000;
+	assert_int_equal(peer_data(500, 501, UET_SES_TAGGED_SEND, 7, 1, 0, 100, 100, ep_pdc), 0);
+	assert_int_equal(n_got, 2);
+	assert_int_equal(got[1].status, 0);
+	assert_int_equal(got[1].len, 100);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(b2[i], pat(1, i));
+	uet_ep_destroy(t.ep);
+}
+
 static void
 test_strict_refuses_extensions(void **state)
 {
@@ -539,6 +622,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_strict_spurious_by_retx_echo, setup_strict,
 						teardown),
 		cmocka_unit_test(test_strict_refuses_extensions),
+		cmocka_unit_test(test_matching_msg_id_reused),
 	};
 
 	return cmocka_run_group_tests_name("spec_peer", tests, NULL, NULL);
