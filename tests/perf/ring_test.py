@@ -660,16 +660,17 @@ def case_pcap(exe, tmp):
     semcheck = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))), "tools", "wire", "semcheck.py")
     p = subprocess.run([sys.executable, semcheck, "--json"] +
-                       [pat.replace("%e", str(i)) for i in range(2)],
+                       [pat.replace("%e", str(i)) + "@" + ips[i] for i in range(2)],
                        capture_output=True, text=True, timeout=120)
     sem = json.loads(p.stdout)
-    assert p.returncode == 0 and sem["ok"] and sem["acks"] > 0, sem["failures"]
+    assert p.returncode == 0 and sem["ok"] and sem["acks"] > 0 and sem["in_order_acks"] > 0, \
+        (p.stderr, sem)
     spat = os.path.join(tmp, "caps-%e.pcap")
     run(exe, endpoints(2) + ["--pattern", "pair", "--size", str(size), "--iters", "2",
                              "--verify", "--uet-strict", "--psn-near-wrap", "--pcap", spat],
         tmp, "pcap_strict")
     p = subprocess.run([sys.executable, semcheck, "--json", "--strict"] +
-                       [spat.replace("%e", str(i)) for i in range(2)],
+                       [spat.replace("%e", str(i)) + "@" + ips[i] for i in range(2)],
                        capture_output=True, text=True, timeout=120)
     sem = json.loads(p.stdout)
     assert p.returncode == 0 and sem["ok"] and sem["pdcs_across_2^32"] >= 1, sem

@@ -1243,7 +1243,9 @@ def case_semcheck(exe, tmp):
             os.makedirs(d)
             run(exe, base + r + (["--uet-strict"] if strict else []) +
                 ["--pcap", os.path.join(d, "h%e.pcap"), "-J", os.path.join(d, "r.json")])
-            caps = [os.path.join(d, "h%d.pcap" % h) for h in range(16)]
+            # Host h is 10.0.0.h+1 (named: in an incast a sender's
+            # capture holds only it and the receiver).
+            caps = [os.path.join(d, "h%d.pcap" % h) + "@10.0.0.%d" % (h + 1) for h in range(16)]
             p = subprocess.run([sys.executable, script, "--json"] +
                                (["--strict"] if strict else []) + caps,
                                capture_output=True, text=True, timeout=120)
@@ -1284,8 +1286,8 @@ def case_semcheck(exe, tmp):
         raise AssertionError("no ACK_CC sent by host 1")
     bad = os.path.join(tmp, "bad.pcap")
     open(bad, "wb").write(bytes(data))
-    p = subprocess.run([sys.executable, script, bad], capture_output=True, text=True,
-                       timeout=120)
+    p = subprocess.run([sys.executable, script, bad + "@10.0.0.2"], capture_output=True,
+                       text=True, timeout=120)
     assert p.returncode == 1 and "FAILED ACK: CACK_PSN had arrived" in p.stdout, p.stdout
 
 

@@ -33,7 +33,10 @@ All PSN arithmetic is modulo 2^32; the summary says how many PDCs crossed
 Checks that need what a capture lacks (a PDC whose SYN it missed, a peer
 not captured) are skipped and counted. Exit status 1 when any check fails.
 
-usage: tools/wire/semcheck.py [--strict] [--json] [--max-report N] CAPTURE...
+usage: tools/wire/semcheck.py [--strict] [--json] [--max-report N] CAPTURE[@IP]...
+
+Each capture is one host's NIC; the host is the address in every frame,
+or, where two hosts only talk to each other, the one named after @.
 """
 import argparse
 import collections
@@ -163,9 +166,18 @@ class Checker:
                 self.reports.append("%s: %s" % (name, where))
 
     # --- one host's capture -------------------------------------------
-    def host(self, path):
+    def host(self, arg):
+        path, _, ip = arg.partition("@")
         frames = list(uet_frames(path))
-        me = pcap_spurious.capture_host(frames)
+        if ip:
+            me = bytes(int(x) for x in ip.split("."))
+        else:
+            seen = collections.Counter(a for f in frames for a in (f[1], f[2]))
+            top = seen.most_common(2)
+            if len(top) == 2 and top[0][1] == top[1][1]:
+                sys.exit("%s: two hosts in every frame; say which one captured it: "
+                         "%s@IP" % (path, path))
+            me = pcap_spurious.capture_host(frames)
         if me is None:
             return
         # Arrivals before departures of the same nanosecond.
