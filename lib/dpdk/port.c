@@ -2,7 +2,9 @@
 /* EAL, TSC clock and port setup (DPDK's skeleton sequence, v22.11). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -42,10 +44,29 @@ uet_dpdk_now_ns(const struct uet_dpdk_clock *c)
 
 static bool pdump_on; /* rte_pdump_init() succeeded */
 
+/* EAL leaves its runtime directory (/var/run/dpdk/PREFIX) behind, with
+ * --no-shconf empty once the telemetry socket is gone, which DPDK unlinks
+ * at exit: removed then, if empty (another process of the prefix may still
+ * use it). Registered before rte_eal_init() so that it runs after DPDK's
+ * own exit handlers. */
+static void
+remove_runtime_dir(void)
+{
+	const char *d = rte_eal_get_runtime_dir();
+
+	if (d != NULL && d[0] != '\0')
+		(void)rmdir(d);
+}
+
 int
 uet_dpdk_eal_init(int argc, char **argv, char *err, size_t errlen)
 {
-	int rc = rte_eal_init(argc, argv);
+	static bool at_exit;
+	int rc;
+
+	if (!at_exit)
+		at_exit = atexit(remove_runtime_dir) == 0;
+	rc = rte_eal_init(argc, argv);
 
 	if (rc < 0) {
 		snprintf(err, errlen, "EAL initialisation failed: %s", rte_strerror(rte_errno));

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,16 +75,19 @@ static int
 group_setup(void **state)
 {
 	/* Two lcores; on a one-CPU machine both on CPU 0. */
+	static char prefix[48];
 	char *argv[] = { "test_dpdk", "--no-huge", "--no-shconf", "--no-pci", "--lcores",
 			 sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? "0,1" : "0,1@0",
 			 "--vdev=net_ring0", "--vdev=net_ring1", "--log-level=error", "-m", "256",
-			 NULL };
+			 "--file-prefix", prefix, NULL };
 	struct uet_dpdk_port_cfg pc = { .port_id = 0, .nb_queues = 1, .frame_mtu = 4608,
 					.nb_mbufs = 8191 };
 	char err[256];
 
 	(void)state;
-	if (uet_dpdk_eal_init(11, argv, err, sizeof(err)) < 0) {
+	/* A runtime directory of its own, removed at the end. */
+	snprintf(prefix, sizeof(prefix), "uet-test-dpdk-%ld", (long)getpid());
+	if (uet_dpdk_eal_init(13, argv, err, sizeof(err)) < 0) {
 		print_error("%s\n", err);
 		return -1;
 	}
