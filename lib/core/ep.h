@@ -439,18 +439,21 @@ uint64_t rx_deadline(const struct uet_ep *ep, const struct pdc *p);
 void rx_release(struct uet_ep *ep, struct pdc *p, int status, uint64_t now);
 
 /* match.c: receive-side matching, when cfg.max_posted_recvs > 0. A data
- * packet is checked (no side effect; a NACK code when it must be refused)
- * before it is accepted, admitted when it is, its bytes placed as they are
+ * packet is checked (no side effect; a NACK code when it must be refused;
+ * *rec its message's record, or NONE32) before it is accepted, admitted
+ * when it is (the record it goes to), its bytes placed there as they are
  * delivered, its message ended when whole or aborted. */
 int match_config_check(const struct uet_ep_config *c, const char **why);
 size_t match_mem_bytes(const struct uet_ep_config *c);
 int match_create(struct uet_ep *ep);
 void match_destroy(struct uet_ep *ep);
 #define MATCH_MALFORMED (-1) /* match_check: disagrees with its message */
-int match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h);
-void match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t now);
-void match_data(struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h,
-		const uint8_t *data, uint32_t len);
+int match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h,
+		uint32_t *rec);
+uint32_t match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint32_t rec,
+		     uint64_t now);
+void match_data(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h, const uint8_t *data,
+		uint32_t len);
 void match_end(struct uet_ep *ep, const struct pdc *p, uint16_t msg_id, int status,
 	       uint64_t now);
 void match_pdc_gone(struct uet_ep *ep, struct pdc *p, uint64_t now);

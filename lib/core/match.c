@@ -288,7 +288,7 @@ bind(struct uet_ep *ep, struct m_msg *g, struct m_recv *r, uint64_t now)
 }
 
 static struct m_recv *
-find_recv(struct match *m, const struct m_msg *g)
+find_recv(const struct match *m, const struct m_msg *g)
 {
 	uint32_t i;
 
@@ -343,13 +343,15 @@ turn(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h)
 }
 
 int
-match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h)
+match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h,
+	    uint32_t *rec)
 {
 	const struct match *m = ep->match;
 	struct m_msg probe;
 	uint32_t i;
 	bool tagged = h->ses.opcode == UET_SES_TAGGED_SEND;
 
+	*rec = NONE32;
 	if (uet_hmap_get(&m->map, msg_key(p, h->ses.msg_id), &i)) {
 		const struct m_msg *g = &m->msg[i];
 
@@ -360,7 +362,10 @@ match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *
 		if (g->msg_len != h->ses.request_len || g->tagged != tagged ||
 		    g->tag != (tagged ? h->ses.match_bits : 0))
 			return MATCH_MALFORMED;
-		return g->done ? UET_NACK_NO_SES_MSG_AVAIL : 0;
+		if (g->done)
+			return UET_NACK_NO_SES_MSG_AVAIL;
+		*rec = i;
+		return 0;
 	}
 	memset(&probe, 0, sizeof(probe));
 	probe.tagged = tagged;
@@ -369,7 +374,7 @@ match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *
 	if (turn(ep, p, h)) {
 		if (m->n_msg_free == 0)
 			return UET_NACK_NO_SES_MSG_AVAIL;
-		if (find_recv((struct match *)m, &probe) != NULL)
+		if (find_recv(m, &probe) != NULL)
 			return 0;
 		return h->ses.request_len <= m->slot_bytes && m->n_slot_free > 0
 			       ? 0
@@ -383,15 +388,16 @@ match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *
 		       : UET_NACK_NO_SES_MSG_AVAIL;
 }
 
-void
-match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t now)
+uint32_t
+match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint32_t rec,
+	    uint64_t now)
 {
 	struct match *m = ep->match;
 	struct m_msg *g;
-	uint32_t i;
+	uint32_t i = rec;
 	bool now_turn;
 
-	if (uet_hmap_get(&m->map, msg_key(p, h->ses.msg_id), &i)) {
+	if (rec != NONE32) {
 		/* The PDC's first message, held aside because a later packet
 		 * of it came first, says with its start PSN where turns
 		 * start: its turn is now. */
@@ -402,7 +408,7 @@ match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t 
 			place(ep, g, now);
 			next_turns(ep, p, now);
 		}
-		return;
+		return rec; /* not whole (match_check), so still there */
 	}
 	now_turn = turn(ep, p, h);
 	if (ep->cfg.match_in_order && !p->rx.match_known && now_turn) {
@@ -430,24 +436,25 @@ match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t 
 		g->slot = m->slot_free[--m->n_slot_free];
 	if (!now_turn) {
 		g->waiting = 1;
-		return;
+		return i;
 	}
 	place(ep, g, now);
 	if (ep->cfg.match_in_order)
 		next_turns(ep, p, now);
+	return i;
 }
 
 void
-match_data(struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h,
-	   const uint8_t *data, uint32_t len)
+match_data(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h, const uint8_t *data,
+	   uint32_t len)
 {
 	struct match *m = ep->match;
-	uint32_t i, off = h->ses.msg_offset;
+	uint32_t off = h->ses.msg_offset;
 	struct m_msg *g;
 
-	if (!uet_hmap_get(&m->map, msg_key(p, h->ses.msg_id), &i))
+	if (rec == NONE32 || !m->msg[rec].used || m->msg[rec].msg_id != h->ses.msg_id)
 		return;
-	g = &m->msg[i];
+	g = &m->msg[rec];
 	/* match_check saw this header agree with the record: within it. */
 	if (off >= g->msg_len)
 		return;

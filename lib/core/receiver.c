@@ -355,7 +355,7 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	bool is_ctrl = h->type == UET_PDS_CTRL, created, new_hole = false, single;
 	bool immediate, ar_now = false;
 	struct rx_msg *m = NULL;
-	uint32_t psn = h->psn, d, mslot;
+	uint32_t psn = h->psn, d, mslot, mrec = NONE32;
 	uint8_t fl = echo_flags(h, meta);
 	/* UET_SEND has no match bits: whatever a peer left there is not a
 	 * tag. */
@@ -468,7 +468,7 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	/* A message no receive can take and none can hold is refused before
 	 * anything of it is accepted: its sender retries. */
 	if (!is_ctrl && ep->match != NULL) {
-		int code = match_check(ep, p, h);
+		int code = match_check(ep, p, h, &mrec);
 
 		if (code == MATCH_MALFORMED) {
 			ep->st.rx_malformed++;
@@ -482,7 +482,7 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	/* Admitted before any callback runs, with the state it was checked
 	 * against. */
 	if (!is_ctrl && ep->match != NULL)
-		match_admit(ep, p, h, now);
+		mrec = match_admit(ep, p, h, mrec, now);
 	if (created)
 		ep_pdc_event(ep, p, UET_PDC_EV_OPEN, 0);
 	if (!is_ctrl && !single && m == NULL) {
@@ -556,7 +556,7 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 		dd.data = payload;
 		dd.len = (uint32_t)plen;
 		if (plen > 0 && ep->match != NULL)
-			match_data(ep, p, h, payload, (uint32_t)plen);
+			match_data(ep, mrec, h, payload, (uint32_t)plen);
 		else if (plen > 0 && ep->cfg.cb.rx_data != NULL)
 			ep->cfg.cb.rx_data(ep->cfg.user, &dd);
 		if (single) {
