@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A self-contained copy of this build's benchmark programs and uet-sim,
 # to run the benchmark scripts or a figure sweep on a machine that has no
-# DPDK installed (a borrowed many-core box): the very binaries measured
+# DPDK installed (a many-core machine): the very binaries measured
 # here, the shared libraries they load (all but the C library's own), and
 # the few DPDK drivers the scripts use (net_ring, the vdev bus, the ring
 # mempool), which the wrappers in DIR/bin load with EAL's -d.
 #
 #   tools/bench/bundle.sh [DIR]        (default build/bundle)
-#   then, there:  tools/bench/borrowed.sh DIR
+#   then, there:  tools/bench/from_bundle.sh DIR
 #   or one script: UET_PERF=DIR/bin/uet-perf BENCH_CORE=DIR/bin/bench_core tools/bench/glue.sh
 #   or a figure sweep: tools/sim/paper_figures.py --uet-sim DIR/bin/uet-sim --jobs N ...
 #

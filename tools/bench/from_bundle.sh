@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The uet-perf benchmarks on a borrowed machine without DPDK, from a bundle
+# The uet-perf benchmarks on a machine without DPDK, from a bundle
 # that tools/bench/bundle.sh made here (the same binaries): what the
 # machine is, then lcore scaling up to its CPUs (tools/bench/lcores.sh),
 # with and without checksum work, the checksum loop's speed (bench_csum)
 # and the glue ratio (tools/bench/glue.sh). Output also goes to
 # $LOG_DIR/*.txt when LOG_DIR is set.
 #
-#   tools/bench/borrowed.sh [BUNDLE]     (default build/bundle)
+#   tools/bench/from_bundle.sh [BUNDLE]     (default build/bundle)
 #
 # Environment: PARTS (default "lcores lcores-0cs csum glue"; also pool:
 # tools/bench/pool.sh, and huge: pool.sh and glue.sh on --no-huge memory
