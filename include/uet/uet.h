@@ -164,6 +164,8 @@ struct uet_recv_done {
 	uint64_t tag;           /* the message's tag; 0 when untagged */
 	uint32_t msg_len;       /* as sent */
 	uint32_t len;           /* bytes placed in the buffer */
+	bool has_data;          /* the sender's header data (HD) */
+	uint64_t data;
 	uint64_t done_ns;
 	int status;
 };
@@ -403,6 +405,11 @@ struct uet_send_req {
 	bool untagged;          /* send as UET_SEND, which has no match bits
 				 * (tag is ignored, the receiver sees 0);
 				 * default UET_TAGGED_SEND */
+	bool has_data;          /* carry data as the SES header data of the
+				 * first packet (flag HD): libfabric's
+				 * remote CQ data, handed to the receiver's
+				 * recv_done */
+	uint64_t data;
 };
 
 /*

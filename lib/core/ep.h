@@ -99,6 +99,8 @@ struct tx_msg {
 	uint8_t used;
 	uint8_t segmented;    /* every byte has a PSN */
 	uint8_t untagged;     /* UET_SEND, not UET_TAGGED_SEND */
+	uint8_t has_data;     /* header_data goes out with flag HD */
+	uint64_t header_data;
 };
 
 struct rx_msg {
@@ -448,15 +450,18 @@ size_t match_mem_bytes(const struct uet_ep_config *c);
 int match_create(struct uet_ep *ep);
 void match_destroy(struct uet_ep *ep);
 #define MATCH_MALFORMED (-1) /* match_check: disagrees with its message */
+#define MATCH_DEFER (-2)     /* match_check: its turn, and nowhere to put it:
+			      * refused, after match_defer() matched it */
 int match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h,
 		uint32_t *rec);
+void match_defer(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t now);
 uint32_t match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint32_t rec,
 		     uint64_t now);
 void match_data(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h, const uint8_t *data,
 		uint32_t len);
 void match_end(struct uet_ep *ep, const struct pdc *p, uint16_t msg_id, int status,
 	       uint64_t now);
-void match_pdc_gone(struct uet_ep *ep, struct pdc *p, uint64_t now);
+void match_pdc_gone(struct uet_ep *ep, struct pdc *p, int status, uint64_t now);
 void rx_push_nack(struct uet_ep *ep, uint32_t peer_ip, uint16_t spdcid, uint16_t dpdcid,
 		  uint32_t psn, uint8_t code, uint8_t flags, uint16_t ev, uint32_t payload);
 

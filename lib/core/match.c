@@ -12,7 +12,13 @@
  * aside (not matchable) until every earlier one has matched or been
  * queued. A packet that cannot be admitted (no message record or buffer
  * free, a message too long to hold) is refused before it is accepted, so
- * its sender retries it: nothing accepted is ever dropped.
+ * its sender retries it: nothing accepted is ever dropped. Under
+ * match_in_order a message whose turn it is and that no receive takes and
+ * no buffer can hold is matched all the same, without its bytes
+ * ("deferred"): it joins the unexpected queue as a header, later messages
+ * take their turns behind it (MPI's isend-then-barrier must not wait for a
+ * receive of the first), and its packets are refused until a receive
+ * takes it, then land in that receive's buffer as its sender retries them.
  *
  * The receive's buffer gets each byte range as it arrives; a message that
  * was held first is copied over when a receive takes it. The receive
@@ -48,6 +54,10 @@ struct m_msg {
 	uint16_t pdc_id, msg_id;
 	uint8_t used, tagged, done;
 	uint8_t waiting;      /* match_in_order: its turn has not come */
+	uint8_t has_data;     /* the first packet came with header data */
+	uint8_t deferred;     /* matched without a buffer: its packets are
+			       * refused until a receive takes it */
+	uint64_t data;
 };
 
 struct match {
@@ -244,6 +254,8 @@ recv_done(struct uet_ep *ep, struct m_recv *r, const struct m_msg *g, int status
 		d.tagged = g->tagged;
 		d.tag = g->tag;
 		d.msg_len = g->msg_len;
+		d.has_data = g->has_data;
+		d.data = g->data;
 		d.len = g->msg_len < r->len ? g->msg_len : r->len;
 		if (status == 0 && g->msg_len > r->len)
 			d.status = UET_ERR_TRUNCATED;
@@ -362,7 +374,7 @@ match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *
 		if (g->msg_len != h->ses.request_len || g->tagged != tagged ||
 		    g->tag != (tagged ? h->ses.match_bits : 0))
 			return MATCH_MALFORMED;
-		if (g->done)
+		if (g->done || (g->deferred && g->recv == NONE32))
 			return UET_NACK_NO_SES_MSG_AVAIL;
 		*rec = i;
 		return 0;
@@ -376,9 +388,9 @@ match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *
 			return UET_NACK_NO_SES_MSG_AVAIL;
 		if (find_recv(m, &probe) != NULL)
 			return 0;
-		return h->ses.request_len <= m->slot_bytes && m->n_slot_free > 0
-			       ? 0
-			       : UET_NACK_NO_SES_MSG_AVAIL;
+		if (h->ses.request_len <= m->slot_bytes && m->n_slot_free > 0)
+			return 0;
+		return ep->cfg.match_in_order ? MATCH_DEFER : UET_NACK_NO_SES_MSG_AVAIL;
 	}
 	/* Not its turn: held aside, but never in the last free record or
 	 * buffer, which the message whose turn it is may need (or every
@@ -388,6 +400,9 @@ match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *
 		       : UET_NACK_NO_SES_MSG_AVAIL;
 }
 
+static uint32_t new_record(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h,
+			   bool deferred, uint64_t now);
+
 uint32_t
 match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint32_t rec,
 	    uint64_t now)
@@ -395,7 +410,6 @@ match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint32_t 
 	struct match *m = ep->match;
 	struct m_msg *g;
 	uint32_t i = rec;
-	bool now_turn;
 
 	if (rec != NONE32) {
 		/* The PDC's first message, held aside because a later packet
@@ -410,7 +424,21 @@ match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint32_t 
 		}
 		return rec; /* not whole (match_check), so still there */
 	}
-	now_turn = turn(ep, p, h);
+	return new_record(ep, p, h, false, now);
+}
+
+/* A record for h's message, matched now if it is its turn (a receive, or
+ * the unexpected queue: in a buffer, or deferred without one), else held
+ * aside in a buffer. */
+static uint32_t
+new_record(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, bool deferred,
+	   uint64_t now)
+{
+	struct match *m = ep->match;
+	bool now_turn = turn(ep, p, h);
+	struct m_msg *g;
+	uint32_t i;
+
 	if (ep->cfg.match_in_order && !p->rx.match_known && now_turn) {
 		p->rx.match_known = 1;
 		p->rx.match_next = h->ses.msg_id;
@@ -430,9 +458,10 @@ match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint32_t 
 	g->prev = g->next = NONE32;
 	g->seq = m->next_seq++;
 	uet_hmap_put(&m->map, g->key, i);
+	g->deferred = deferred;
 	/* A buffer unless a receive takes it at once (match_check saw one
-	 * free where it is needed). */
-	if (!now_turn || find_recv(m, g) == NULL)
+	 * free where it is needed) or it is deferred. */
+	if (!deferred && (!now_turn || find_recv(m, g) == NULL))
 		g->slot = m->slot_free[--m->n_slot_free];
 	if (!now_turn) {
 		g->waiting = 1;
@@ -442,6 +471,12 @@ match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint32_t 
 	if (ep->cfg.match_in_order)
 		next_turns(ep, p, now);
 	return i;
+}
+
+void
+match_defer(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t now)
+{
+	(void)new_record(ep, p, h, true, now);
 }
 
 void
@@ -455,8 +490,12 @@ match_data(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h, const uint8
 	if (rec == NONE32 || !m->msg[rec].used || m->msg[rec].msg_id != h->ses.msg_id)
 		return;
 	g = &m->msg[rec];
+	if ((h->ses.flags & (UET_SES_F_SOM | UET_SES_F_HD)) == (UET_SES_F_SOM | UET_SES_F_HD)) {
+		g->has_data = 1;
+		g->data = h->ses.header_data;
+	}
 	/* match_check saw this header agree with the record: within it. */
-	if (off >= g->msg_len)
+	if (off >= g->msg_len || len == 0)
 		return;
 	if (len > g->msg_len - off)
 		len = g->msg_len - off;
@@ -505,7 +544,7 @@ cmp_u64(const void *a, const void *b)
 }
 
 void
-match_pdc_gone(struct uet_ep *ep, struct pdc *p, uint64_t now)
+match_pdc_gone(struct uet_ep *ep, struct pdc *p, int status, uint64_t now)
 {
 	struct match *m = ep->match;
 	uint64_t pre = msg_key(p, 0) >> 16;
@@ -513,6 +552,21 @@ match_pdc_gone(struct uet_ep *ep, struct pdc *p, uint64_t now)
 
 	if (!ep->cfg.match_in_order)
 		return;
+	/* Deferred messages of which nothing arrived (the others ended with
+	 * their partial bytes, match_end) will never come: a receive that
+	 * took one fails with the PDC; the rest leave the queue. */
+	for (i = 0; i < m->n_msg; i++) {
+		struct m_msg *g = &m->msg[i];
+
+		if (!g->used || !g->deferred || (g->key >> 16) != pre)
+			continue;
+		if (g->recv != NONE32) {
+			finish(ep, g, status, now);
+		} else {
+			LIST_UNLINK(m->msg, m->unexp_head, m->unexp_tail, i);
+			msg_release(m, g);
+		}
+	}
 	/* Messages that arrived whole but wait for a turn that will not come
 	 * (an earlier one went with the PDC) take their turns now, in order
 	 * (partial ones were dropped before: match_end). */

@@ -115,7 +115,7 @@ rx_release(struct uet_ep *ep, struct pdc *p, int status, uint64_t now)
 		}
 	}
 	if (ep->match != NULL)
-		match_pdc_gone(ep, p, now);
+		match_pdc_gone(ep, p, status, now);
 	rx_window_release(ep, p);
 	cr_rx_release(ep, p);
 }
@@ -474,6 +474,15 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 			ep->st.rx_malformed++;
 			return drop_created(ep, p, created, UET_ERR_MALFORMED);
 		}
+		if (code == MATCH_DEFER) {
+			/* Matched without its bytes, so that the PDC's later
+			 * messages take their turns; the packet itself waits
+			 * for a receive. A PDC this packet opens keeps no
+			 * record: it is dropped with the refusal. */
+			if (!created)
+				match_defer(ep, p, h, now);
+			code = UET_NACK_NO_SES_MSG_AVAIL;
+		}
 		if (code != 0)
 			return refuse(ep, p, h, meta, created, (uint8_t)code);
 	}
@@ -555,7 +564,7 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 		dd.offset = h->ses.msg_offset;
 		dd.data = payload;
 		dd.len = (uint32_t)plen;
-		if (plen > 0 && ep->match != NULL)
+		if (ep->match != NULL && (plen > 0 || (h->ses.flags & UET_SES_F_HD)))
 			match_data(ep, mrec, h, payload, (uint32_t)plen);
 		else if (plen > 0 && ep->cfg.cb.rx_data != NULL)
 			ep->cfg.cb.rx_data(ep->cfg.user, &dd);

@@ -476,6 +476,8 @@ tx_send(struct uet_ep *ep, const struct uet_send_req *r, uint64_t now)
 	m->user = r->user;
 	m->untagged = r->untagged;
 	m->tag = r->untagged ? 0 : r->tag;
+	m->has_data = r->has_data;
+	m->header_data = r->has_data ? r->data : 0;
 	m->submit_ns = now;
 	m->len = r->len;
 	m->pdc_slot = p->slot;
@@ -1063,7 +1065,8 @@ build_data(struct uet_ep *ep, struct pdc *p, uint32_t psn, const struct tx_ent *
 	/* As UET's reference sends: relative addressing (REL) with buffer
 	 * offset 0, the message's placement given by its offset below. */
 	ses[0] = msg->untagged ? UET_SES_SEND : UET_SES_TAGGED_SEND;
-	ses[1] = (uint8_t)(UET_SES_F_REL | (som ? UET_SES_F_SOM : 0) | (eom ? UET_SES_F_EOM : 0));
+	ses[1] = (uint8_t)(UET_SES_F_REL | (som ? UET_SES_F_SOM : 0) | (eom ? UET_SES_F_EOM : 0) |
+			   (som && msg->has_data ? UET_SES_F_HD : 0));
 	uet_put_be16(ses + 2, msg->msg_id);
 	ses[4] = 0;
 	uet_put_be24(ses + 5, ep->cfg.job_id);
@@ -1071,7 +1074,7 @@ build_data(struct uet_ep *ep, struct pdc *p, uint32_t psn, const struct tx_ent *
 	uet_put_be32(ses + 20, ep->cfg.initiator_id);
 	uet_put_be64(ses + 24, msg->tag);
 	if (som) {
-		memset(ses + 32, 0, 8); /* header data */
+		uet_put_be64(ses + 32, msg->header_data);
 	} else {
 		uet_put_be32(ses + 32, e->len);
 		uet_put_be32(ses + 36, e->msg_off);

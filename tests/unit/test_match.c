@@ -426,6 +426,118 @@ test_repost_from_callback(void **state)
 }
 
 /* Bad calls and bounds. */
+/* Header data (libfabric's remote CQ data): the first packet carries it,
+ * whenever it arrives; a zero-length message carries it alone; a message
+ * without it reports none; a message taken from the unexpected queue keeps
+ * it. */
+static bool
+som_late(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	if (a_to_b && p->meta.kind == UET_PKT_DATA && p->meta.msg_offset == 0 &&
+	    (uintptr_t)p->meta.msg_user == 31)
+		p->deliver_ns += 30000;
+	return true;
+}
+
+static void
+send_data(struct duo *d, uint64_t tag, uint32_t len, bool has_data, uint64_t data,
+	  uintptr_t user)
+{
+	static uint8_t src[20000];
+	struct uet_send_req r = { .dst_ip = d->b.ip, .buf = src, .len = len, .tag = tag,
+				  .has_data = has_data, .data = data, .user = (void *)user };
+	uint32_t i;
+
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = duo_pattern(7, i);
+	assert_int_equal(uet_ep_send(d->a.ep, &r, d->now), 0);
+}
+
+static void
+test_header_data(void **state)
+{
+	static uint8_t b1[20000], b2[16], b3[100], b4[100];
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	config(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = som_late;
+	post(&d, b1, sizeof(b1), true, 31, 0, 0, 31);
+	post(&d, b2, sizeof(b2), true, 32, 0, 0, 32);
+	post(&d, b3, sizeof(b3), true, 33, 0, 0, 33);
+	send_data(&d, 31, 12000, true, 0x1122334455667788ull, 31);
+	send_data(&d, 32, 0, true, 0xfeedull, 32);
+	send_data(&d, 33, 100, false, 0, 33);
+	send_data(&d, 34, 50, true, 0x3434ull, 34); /* no receive yet: held */
+	assert_true(duo_run(&d, d.now + 10000000));
+	assert_int_equal(n_done, 3);
+	assert_true(done_of(31)->has_data);
+	assert_true(done_of(31)->data == 0x1122334455667788ull);
+	assert_int_equal(done_of(31)->len, 12000);
+	expect_bytes(b1, 7, 12000);
+	assert_true(done_of(32)->has_data);
+	assert_true(done_of(32)->data == 0xfeedull);
+	assert_int_equal(done_of(32)->len, 0);
+	assert_false(done_of(33)->has_data);
+	assert_true(done_of(33)->data == 0);
+	post(&d, b4, sizeof(b4), true, 34, 0, 0, 34);
+	assert_int_equal(n_done, 4);
+	assert_true(done_of(34)->has_data);
+	assert_true(done_of(34)->data == 0x3434ull);
+	expect_bytes(b4, 7, 50);
+	duo_fini(&d);
+}
+
+/* In send order, a message that no receive takes and no buffer can hold
+ * (longer than unexp_msg_bytes) still takes its turn, as a header: the
+ * messages behind it match (MPI's isend of a long message, then a
+ * barrier), a wildcard receive posted later takes it, not a later one,
+ * and its bytes arrive exact once it has a receive. */
+static void
+test_deferred_long_message(void **state)
+{
+	static uint8_t big[65536], small[100], any[65536], late[100];
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	config(&c);
+	c.match_in_order = true;
+	c.rto_min_ns = 20000;
+	assert_int_equal(duo_init(&d, &c), 0);
+	send_msg(&d, 300, 300, 40960, false); /* 2.5 x unexp_msg_bytes */
+	send_msg(&d, 301, 301, 100, false);
+	send_msg(&d, 302, 302, 40960, false);
+	post(&d, small, sizeof(small), true, 301, 0, 0, 301);
+	assert_false(duo_run(&d, d.now + 2000000));
+	/* 301 matched behind 300, which is refused: not held, not lost. */
+	assert_int_equal(n_done, 1);
+	assert_int_equal(done_of(301)->status, 0);
+	expect_bytes(small, 301, 100);
+	assert_true(uet_ep_stats(d.b.ep)->rx_no_resources > 0);
+	/* A receive for "any tag from 0x300 up" takes the oldest: 300. */
+	post(&d, any, sizeof(any), true, 0x100, 0xff, 0, 1);
+	post(&d, big, sizeof(big), true, 302, 0, 0, 302);
+	assert_true(duo_run(&d, d.now + 100000000));
+	assert_int_equal(n_done, 3);
+	assert_int_equal(done_of(1)->tag, 300);
+	assert_int_equal(done_of(1)->len, 40960);
+	expect_bytes(any, 300, 40960);
+	assert_int_equal(done_of(302)->len, 40960);
+	expect_bytes(big, 302, 40960);
+	assert_int_equal(d.a.tx_done_ok, 3);
+	assert_int_equal(d.a.tx_done_err, 0);
+	/* Nothing left behind: a later message matches at once. */
+	send_msg(&d, 303, 303, 100, false);
+	post(&d, late, sizeof(late), true, 303, 0, 0, 303);
+	assert_true(duo_run(&d, d.now + 10000000));
+	assert_int_equal(done_of(303)->status, 0);
+	duo_fini(&d);
+}
+
 static void
 test_bad_calls(void **state)
 {
@@ -473,6 +585,8 @@ main(void)
 		cmocka_unit_test(test_first_packet_late_in_order),
 		cmocka_unit_test(test_pdc_gone_ends_the_wait),
 		cmocka_unit_test(test_repost_from_callback),
+		cmocka_unit_test(test_header_data),
+		cmocka_unit_test(test_deferred_long_message),
 		cmocka_unit_test(test_bad_calls),
 	};
 
