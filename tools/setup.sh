@@ -22,6 +22,8 @@ PACKAGES=(
 	python3-matplotlib               # tools/sim/paper_figures.py: the PNGs
 	tshark                           # the tests decode --pcap captures with it
 	openmpi-bin                      # the tests start uet-perf with mpirun -np 3
+	libfabric-dev libfabric-bin      # lib/fi: the libfabric provider; fi_info, fi_pingpong
+	libopenmpi-dev netpipe-openmpi   # MPI programs over the provider (tests, tools/bench)
 )
 
 $SUDO apt-get update
