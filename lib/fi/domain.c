@@ -123,6 +123,8 @@ av_insert(struct fid_av *fid, const void *addr, size_t count, fi_addr_t *fi_addr
 			av->cap = cap;
 		}
 		av->ip[av->n] = ip;
+		if (av->dom->io != NULL)
+			ufi_io_resolve(av->dom->io, ip);
 		if (fi_addr != NULL)
 			fi_addr[i] = av->type == FI_AV_MAP ? (fi_addr_t)ip : (fi_addr_t)av->n;
 		av->n++;

@@ -948,6 +948,10 @@ ep_enable(struct ufi_ep *ep)
 		return rc;
 	}
 	ep->enabled = true;
+	/* Peers inserted before the endpoint had a port: resolved now. */
+	for (size_t i = 0; i < ep->av->n; i++)
+		if (ep->av->ip[i] != 0)
+			ufi_io_resolve(ep->dom->io, ep->av->ip[i]);
 	return 0;
 }
 

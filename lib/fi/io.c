@@ -147,6 +147,13 @@ ufi_io_kick(struct ufi_io *io)
 }
 
 void
+ufi_io_resolve(struct ufi_io *io, uint32_t ip)
+{
+	if (!uet_dpdk_host_has_neigh(io->host, ip))
+		uet_dpdk_host_resolve(io->host, ip);
+}
+
+void
 ufi_io_close(struct ufi_io *io)
 {
 	if (io == NULL)

@@ -228,6 +228,9 @@ uint64_t ufi_io_now(const struct ufi_io *io);
 void ufi_io_poll(struct ufi_io *io);
 /* After uet_ep_send(): the send may have armed a timer. */
 void ufi_io_kick(struct ufi_io *io);
+/* Ask for a peer's MAC (ARP, sent with the next poll) when it enters the
+ * AV rather than when the first message to it finds none. */
+void ufi_io_resolve(struct ufi_io *io, uint32_t ip);
 /* At unload: rte_eal_cleanup(). */
 void ufi_io_cleanup(void);
 

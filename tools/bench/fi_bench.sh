@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# fi_pingpong over the uet provider beside libfabric's tcp and udp;ofi_rxd
+# providers, as root:
+#
+#   tools/bench/fi_bench.sh [veth|memif|all]
+#
+# veth:  two network namespaces joined by a veth pair (MTU 9000); uet runs
+#        over DPDK's net_af_packet on it, tcp and udp;ofi_rxd over the
+#        kernel's sockets on the same pair.
+# memif: uet between two processes joined by net_memif (8 KiB buffers).
+# Per provider and device, ROUNDS (default 3) runs of each: the latency of
+# LAT_BYTES (default 64) messages (fi_pingpong's usec/xfer: half a round
+# trip) and the bandwidth of BW_BYTES (default 1 MiB) messages (MB/s, one
+# message in flight, so a ping-pong's rate). Printed: every round, then the
+# median and range. Each process busy-polls (uet) or sleeps in the kernel
+# (tcp, udp): on a machine with few cores the two compete for them.
+# Environment: FI_MODULE_DIR (default build/lib/fi), LAT_ITERS (2000),
+# BW_ITERS (200). Each pair of processes starts afresh: its first exchange
+# waits for ARP (and memif's connection), which the iterations amortize.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tools/bench/common.sh
+
+WHICH=${1:-all}
+ROUNDS=${ROUNDS:-3}
+LAT_BYTES=${LAT_BYTES:-64}
+BW_BYTES=${BW_BYTES:-1048576}
+LAT_ITERS=${LAT_ITERS:-2000}
+BW_ITERS=${BW_ITERS:-200}
+export FI_PROVIDER_PATH
+FI_PROVIDER_PATH=$(readlink -f "${FI_MODULE_DIR:-build/lib/fi}")
+[ "$(id -u)" -eq 0 ] || { echo "fi_bench.sh: needs root (namespaces, af_packet)" >&2; exit 2; }
+[ -f "$FI_PROVIDER_PATH/libuet-fi.so" ] ||
+	{ echo "fi_bench.sh: no libuet-fi.so in $FI_PROVIDER_PATH (build first)" >&2; exit 2; }
+bench_scratch fib
+NSA="${TAG}a"
+NSB="${TAG}b"
+trap 'pkill -f "fi_pingpong" 2>/dev/null || true; ip netns del "$NSA" 2>/dev/null || true;
+      ip netns del "$NSB" 2>/dev/null || true; rm -rf /var/run/dpdk/uet-fi-* "$TMP"' EXIT INT TERM
+EAL="--no-huge --no-pci -m 256 --log-level=error"
+AFP="framesz=8192,blocksz=8192"
+
+bench_header "fi_pingpong: uet beside tcp and udp;ofi_rxd (fi_bench.sh $WHICH)"
+
+ip netns add "$NSA"
+ip netns add "$NSB"
+ip link add "${TAG}x" type veth peer name "${TAG}y"
+ip link set "${TAG}x" netns "$NSA"
+ip link set "${TAG}y" netns "$NSB"
+for ns in "$NSA" "$NSB"; do ip -n "$ns" link set lo up; done
+ip -n "$NSA" addr add 192.168.83.1/24 dev "${TAG}x"
+ip -n "$NSB" addr add 192.168.83.2/24 dev "${TAG}y"
+ip -n "$NSA" link set "${TAG}x" mtu 9000 up
+ip -n "$NSB" link set "${TAG}y" mtu 9000 up
+
+# One fi_pingpong pair; prints "usec/xfer MB/s" of its result line. The
+# uet settings (EAL arguments and address of each side) are ignored by the
+# other providers.
+# pp NS_SERVER NS_CLIENT SERVER_ADDR SERVER_EAL CLIENT_EAL ARGS...
+pp() {
+	local nss=$1 nsc=$2 addr=$3 seal=$4 ceal=$5 srv
+	shift 5
+	ip netns exec "$nss" env FI_UET_EAL="$seal" FI_UET_ADDR=10.83.0.1 timeout 120 \
+		fi_pingpong "$@" >"$TMP/s.txt" 2>&1 &
+	srv=$!
+	sleep 0.5
+	if ! ip netns exec "$nsc" env FI_UET_EAL="$ceal" FI_UET_ADDR=10.83.0.2 timeout 120 \
+		fi_pingpong "$@" "$addr" >"$TMP/c.txt" 2>&1; then
+		wait "$srv" || true
+		run_failed "$TMP/c.txt" "fi_pingpong $*"
+	fi
+	wait "$srv" || run_failed "$TMP/s.txt" "fi_pingpong server $*"
+	awk '$1 ~ /^[0-9.]+[kmg]?$/ && $3 ~ /^=/ { r = $7 " " $6 } END { print r }' "$TMP/c.txt"
+}
+
+# rounds NAME NS_SERVER NS_CLIENT ADDR SERVER_EAL CLIENT_EAL PROVIDER_ARGS...
+rounds() {
+	local name=$1 nss=$2 nsc=$3 addr=$4 senv=$5 cenv=$6 r lat=() bw=() out
+	shift 6
+	for r in $(seq "$ROUNDS"); do
+		out=$(pp "$nss" "$nsc" "$addr" "$senv" "$cenv" "$@" -e rdm -S "$LAT_BYTES" -I "$LAT_ITERS")
+		lat+=("${out% *}")
+		out=$(pp "$nss" "$nsc" "$addr" "$senv" "$cenv" "$@" -e rdm -S "$BW_BYTES" -I "$BW_ITERS")
+		bw+=("${out#* }")
+		echo "$name round $r: ${lat[-1]} us at $LAT_BYTES B, ${bw[-1]} MB/s at $BW_BYTES B"
+	done
+	python3 - "$name" "${lat[*]}" "${bw[*]}" <<'PY'
+import statistics, sys
+name, lat, bw = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
+print(f"RESULT {name}: latency {statistics.median(lat):.2f} us [{min(lat):.2f}-{max(lat):.2f}], "
+      f"bandwidth {statistics.median(bw):.1f} MB/s [{min(bw):.1f}-{max(bw):.1f}]")
+PY
+}
+
+if [ "$WHICH" = veth ] || [ "$WHICH" = all ]; then
+	rounds "uet (af_packet on the veth)" "$NSA" "$NSB" 192.168.83.1 \
+		"$EAL -l 0 --vdev=net_af_packet0,iface=${TAG}x,$AFP" \
+		"$EAL -l 1 --vdev=net_af_packet0,iface=${TAG}y,$AFP" \
+		-p uet
+	rounds "tcp (kernel TCP on the veth)" "$NSA" "$NSB" 192.168.83.1 "" "" -p tcp
+	rounds "udp;ofi_rxd (kernel UDP on the veth)" "$NSA" "$NSB" 192.168.83.1 "" "" -p "udp;ofi_rxd"
+fi
+if [ "$WHICH" = memif ] || [ "$WHICH" = all ]; then
+	# Both processes in one namespace; fi_pingpong's own exchange over its
+	# loopback. The memif server listens from the server's fi_enable(),
+	# before the client (which waits for the server's address) starts.
+	rounds "uet (memif)" "$NSA" "$NSA" 127.0.0.1 \
+		"$EAL -l 0 --vdev=net_memif0,role=server,socket=$TMP/memif.sock,bsize=8192" \
+		"$EAL -l 1 --vdev=net_memif0,role=client,socket=$TMP/memif.sock,bsize=8192" \
+		-p uet
+fi
