@@ -36,10 +36,11 @@ static const struct {
 	  "--vdev=net_af_packet0,iface=eth1\"; %l becomes the launcher's local rank and %r "
 	  "the rank (one setting for several processes on a machine). Required" },
 	{ "addr", FI_PARAM_STRING,
-	  "IPv4 address of the endpoint of local rank 0; each further local rank takes the "
-	  "next address. Required" },
+	  "IPv4 address of the endpoint of local rank 0, each further local rank taking the "
+	  "next; or a comma-separated list, local rank n taking the n-th. Required" },
 	{ "prefix", FI_PARAM_INT, "on-link prefix length of addr (default 0: every peer on-link)" },
-	{ "gateway", FI_PARAM_STRING, "next hop for peers off-link" },
+	{ "gateway", FI_PARAM_STRING,
+	  "next hop for peers off-link; a comma-separated list: local rank n takes the n-th" },
 	{ "config", FI_PARAM_STRING, "uet-perf INI file whose [transport] settings apply" },
 	{ "opts", FI_PARAM_STRING,
 	  "more uet-perf transport options, e.g. \"--base-rtt-ns 20000 --link-gbps 25\"" },
@@ -72,6 +73,39 @@ param_str(const char *name)
 	if (fi_param_get_str(&ufi_prov, name, &v) != FI_SUCCESS || v == NULL || *v == '\0')
 		return NULL;
 	return v;
+}
+
+/* The IPv4 address of a parameter's value for local rank lr: the one
+ * address (plus lr where step), or the lr-th of a comma-separated list. */
+static int
+rank_addr(const char *name, const char *v, uint32_t lr, bool step, uint32_t *ip, char *why,
+	  size_t whylen)
+{
+	char buf[64];
+	const char *s = v, *e;
+	uint32_t i = 0;
+	struct in_addr a;
+	bool list = strchr(v, ',') != NULL;
+
+	for (;;) {
+		e = strchr(s, ',');
+		if (!list || i == lr)
+			break;
+		if (e == NULL) {
+			snprintf(why, whylen, "FI_UET_%s lists %u addresses, and this is local rank %u",
+				 name, i + 1, lr);
+			return -1;
+		}
+		s = e + 1;
+		i++;
+	}
+	snprintf(buf, sizeof(buf), "%.*s", (int)(e != NULL ? (size_t)(e - s) : strlen(s)), s);
+	if (inet_pton(AF_INET, buf, &a) != 1) {
+		snprintf(why, whylen, "FI_UET_%s: '%.40s' is not an IPv4 address", name, buf);
+		return -1;
+	}
+	*ip = ntohl(a.s_addr) + (step && !list ? lr : 0);
+	return 0;
 }
 
 /* %l and %r of s replaced by the local rank and the rank. */
@@ -112,7 +146,6 @@ ufi_params_read(struct ufi_params *p, char *why, size_t whylen)
 	const char *eal = param_str("eal"), *addr = param_str("addr"), *v;
 	char *argv[96], *opts_copy = NULL, *tok, *save = NULL;
 	char ev_buf[16], mtu_buf[16], dscp_buf[3][8], seed_buf[24];
-	struct in_addr a;
 	int argc = 0, iv, rc;
 	bool have_local;
 
@@ -128,11 +161,8 @@ ufi_params_read(struct ufi_params *p, char *why, size_t whylen)
 	p->local_rank = have_local ? l.local_rank : 0;
 	if (expand_ranks(eal, p, have_local, p->eal, sizeof(p->eal), why, whylen) != 0)
 		return -FI_ENODATA;
-	if (inet_pton(AF_INET, addr, &a) != 1) {
-		snprintf(why, whylen, "FI_UET_ADDR '%.40s' is not an IPv4 address", addr);
+	if (rank_addr("ADDR", addr, p->local_rank, true, &p->ip, why, whylen) != 0)
 		return -FI_ENODATA;
-	}
-	p->ip = ntohl(a.s_addr) + p->local_rank;
 	if (fi_param_get_int(&ufi_prov, "prefix", &iv) == FI_SUCCESS) {
 		if (iv < 0 || iv > 32) {
 			snprintf(why, whylen, "FI_UET_PREFIX %d is not a prefix length (0-32)", iv);
@@ -140,13 +170,9 @@ ufi_params_read(struct ufi_params *p, char *why, size_t whylen)
 		}
 		p->prefix_len = (uint8_t)iv;
 	}
-	if ((v = param_str("gateway")) != NULL) {
-		if (inet_pton(AF_INET, v, &a) != 1) {
-			snprintf(why, whylen, "FI_UET_GATEWAY '%.40s' is not an IPv4 address", v);
-			return -FI_ENODATA;
-		}
-		p->gateway = ntohl(a.s_addr);
-	}
+	if ((v = param_str("gateway")) != NULL &&
+	    rank_addr("GATEWAY", v, p->local_rank, false, &p->gateway, why, whylen) != 0)
+		return -FI_ENODATA;
 
 	/* The transport's settings go through uet-perf's option parser: the
 	 * same names, values, checks and messages as the tools'. */

@@ -80,6 +80,18 @@ if FI_LOG_LEVEL=info FI_UET_EAL="$EAL" FI_UET_ADDR=10.80.0.1 FI_UET_LB=nosuch \
 fi
 grep -q "not offered: .*lb.*nosuch\|not offered: .*nosuch" "$TMP/info_bad.txt" ||
 	fail "FI_UET_LB=nosuch: the log does not name it"
+# A list of addresses: local rank n takes the n-th; one too short is named.
+OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_LOCAL_RANK=1 FI_UET_EAL="$EAL" \
+	FI_UET_ADDR=10.80.0.1,10.80.0.7 fi_info -p uet -v >"$TMP/info_list.txt" 2>&1 ||
+	fail "fi_info with an address list"
+grep -q "src_addr: fi_sockaddr_in://10.80.0.7:4793" "$TMP/info_list.txt" ||
+	fail "FI_UET_ADDR list: local rank 1 does not take the second address"
+if FI_LOG_LEVEL=info OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_LOCAL_RANK=2 FI_UET_EAL="$EAL" \
+	FI_UET_ADDR=10.80.0.1,10.80.0.7 fi_info -p uet >"$TMP/info_short.txt" 2>&1; then
+	fail "fi_info offered uet to local rank 2 of a 2-address list"
+fi
+grep -q "FI_UET_ADDR lists 2 addresses, and this is local rank 2" "$TMP/info_short.txt" ||
+	fail "a short FI_UET_ADDR list is not named"
 echo "ok: fi_info"
 
 # 2. fi_pingpong over a veth pair
