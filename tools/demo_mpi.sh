@@ -15,7 +15,8 @@
 # load balancer the job's completion time, its goodput before, during and
 # after the failure, its longest all-to-all and the packets that went into
 # the dead link, and writes summary.json and mpi_alltoall.png into the
-# output directory, beside each run's timeline (LB.json), mpirun's output
+# output directory, beside each run's timeline (LB.json), each rank's
+# transport report (LB.rankR.report.json, FI_UET_REPORT), mpirun's output
 # (LB.txt) and the routers' counters. Needs root; removes everything it
 # created, also on error and Ctrl-C.
 #
@@ -114,11 +115,12 @@ run_one() { # LB
 	"$FABRIC" converge --state "$STATE" >/dev/null
 	"$FABRIC" counters --state "$STATE" -o "$OUT/$lb.counters-before.json"
 	snmp "$OUT/$lb.snmp-before.txt"
-	rm -f "$OUT/$lb.start" "$OUT/$lb.json" "$OUT/$lb.json.steps"
+	rm -f "$OUT/$lb.start" "$OUT/$lb.json" "$OUT/$lb.json.steps" "$OUT/$lb".rank*.report.json
 	FI_UET_LB=$lb ip netns exec "$HOSTS_NS" timeout 300 mpirun --allow-run-as-root \
 		--oversubscribe -np "$NP" --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include uet \
 		-x FI_PROVIDER_PATH -x FI_UET_EAL -x FI_UET_ADDR -x FI_UET_GATEWAY -x FI_UET_PREFIX \
-		-x FI_UET_OPTS -x FI_UET_LB -x FI_LOG_LEVEL -x FI_LOG_PROV "$OUT/mpi_alltoall" "$ITERS" "$SIZE" "$OUT/$lb.start" \
+		-x FI_UET_OPTS -x FI_UET_LB -x FI_LOG_LEVEL -x FI_LOG_PROV \
+		-x FI_UET_REPORT="$OUT/$lb.rank%r.report.json" "$OUT/mpi_alltoall" "$ITERS" "$SIZE" "$OUT/$lb.start" \
 		"$OUT/$lb.json" >"$OUT/$lb.txt" 2>&1 &
 	MPI_PID=$!
 	for _ in $(seq 600); do

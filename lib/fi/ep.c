@@ -124,6 +124,8 @@ op_complete(struct ufi_op *op, int status, uint64_t len, uint64_t olen, uint64_t
 	if (op->reported)
 		return;
 	op->reported = true;
+	if (rx && status == 0)
+		ufi_io_rx_bytes(ep->dom->io, len);
 	if (cq == NULL)
 		return;
 	if (status != 0) {

@@ -9,12 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dpdk/dpdk.h"
 #include "fi/uet_fi.h"
+#include "report/report.h"
 
 #define EAL_ARGS_MAX 64
+
+/* FI_UET_REPORT's timeline bin, and how often the transport's counters
+ * are folded into it. */
+#define REPORT_BIN_NS 1000000ull
 
 struct ufi_io {
 	struct uet_dpdk_port port;
@@ -22,7 +28,94 @@ struct ufi_io {
 	struct uet_dpdk_lcore *lc;
 	struct uet_dpdk_clock clock;
 	struct uet_perf_algo_cfg algo;
+	/* FI_UET_REPORT: the process's measurement, as uet-perf keeps it. */
+	struct uet_meas *meas;
+	const struct ufi_params *params;
+	uint64_t start_ns, next_fold_ns, last_tx_bytes, start_realtime_s;
 };
+
+static void
+on_ev(void *ctx, uint16_t ev, bool ce_ack)
+{
+	if (ce_ack)
+		(void)uet_meas_ev_ce(ctx, ev);
+	else
+		(void)uet_meas_ev_tx(ctx, ev);
+}
+
+/* The transport's counters into the measurement: what was sent since the
+ * last fold goes into the bin of now_ns. */
+static void
+fold(struct ufi_io *io, uint64_t now_ns)
+{
+	const struct uet_ep_stats *s = uet_ep_stats(uet_dpdk_host_ep(io->host));
+
+	if (s->tx_data_bytes > io->last_tx_bytes)
+		(void)uet_meas_tx_bytes(io->meas, now_ns, s->tx_data_bytes - io->last_tx_bytes);
+	io->last_tx_bytes = s->tx_data_bytes;
+	(void)uet_meas_set_ep_stats(io->meas, now_ns, s);
+	io->next_fold_ns = now_ns + REPORT_BIN_NS;
+}
+
+static int
+report_open(struct ufi_io *io, const struct uet_ep_config *ep, char *err, size_t errlen)
+{
+	struct uet_meas_config mc = { 0 };
+	struct timespec ts;
+
+	mc.n_ranks = 1;
+	mc.ev_base = ep->ev_base;
+	mc.ev_count = ep->ev_count;
+	mc.start_ns = io->start_ns;
+	mc.bin_ns = REPORT_BIN_NS;
+	mc.uet_strict = ep->strict;
+	if (uet_meas_create(&mc, &io->meas) != 0) {
+		snprintf(err, errlen, "FI_UET_REPORT: no memory for the measurement");
+		return -FI_ENOMEM;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	io->start_realtime_s = (uint64_t)ts.tv_sec;
+	io->next_fold_ns = io->start_ns + REPORT_BIN_NS;
+	return 0;
+}
+
+/* uet-perf's JSON report of this process, to FI_UET_REPORT. */
+static void
+report_write(struct ufi_io *io)
+{
+	const struct ufi_params *p = io->params;
+	uint64_t now = uet_dpdk_now_ns(&io->clock);
+	struct uet_report_info info = { 0 };
+	json_t *ts = json_object();
+	char when[64], ip[16];
+	struct tm tm;
+	time_t t = (time_t)io->start_realtime_s;
+	FILE *f;
+
+	fold(io, now);
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", p->ip >> 24, (p->ip >> 16) & 255,
+		 (p->ip >> 8) & 255, p->ip & 255);
+	json_object_set_new(ts, "provider", json_string(UFI_PROV_NAME));
+	json_object_set_new(ts, "rank", json_integer(p->rank));
+	json_object_set_new(ts, "local_rank", json_integer(p->local_rank));
+	json_object_set_new(ts, "ip", json_string(ip));
+	json_object_set_new(ts, "lb", json_string(p->opts.lb));
+	json_object_set_new(ts, "cc", json_string(p->opts.cc));
+	json_object_set_new(ts, "mtu_bytes", json_integer(p->opts.mtu_bytes));
+	json_object_set_new(ts, "ack_every_bytes", json_integer(p->opts.ack_every_bytes));
+	info.version = "libuet-fi " UFI_VERSION_STR;
+	info.timestamp = when;
+	info.timestamp_s = io->start_realtime_s;
+	info.test_start = ts;
+	f = fopen(p->report, "w");
+	if (f == NULL || uet_report_write_json(f, io->meas, &info, now) != 0)
+		UFI_WARN(FI_LOG_CORE, "FI_UET_REPORT: cannot write %s\n", p->report);
+	if (f != NULL)
+		fclose(f);
+	json_decref(ts);
+}
 
 /* The EAL starts once per process and cannot start again after
  * rte_eal_cleanup(): it stays up until the provider is unloaded. */
@@ -107,6 +200,15 @@ ufi_io_open(const struct ufi_params *p, const struct uet_callbacks *cb, void *us
 	hc.ep.start_nonce = nonce | 1;
 	hc.ep.cb = *cb;
 	hc.ep.user = user;
+	io->params = p;
+	uet_dpdk_clock_init(&io->clock);
+	io->start_ns = uet_dpdk_now_ns(&io->clock);
+	if (p->report[0] != '\0') {
+		if (report_open(io, &hc.ep, err, errlen) != 0)
+			goto fail_port;
+		hc.on_ev = on_ev;
+		hc.on_ev_ctx = io->meas;
+	}
 	hc.ep.max_posted_recvs = max_recvs;
 	/* MPI's send-after-send rule (FI_ORDER_SAS). */
 	hc.ep.match_in_order = true;
@@ -117,12 +219,12 @@ ufi_io_open(const struct ufi_params *p, const struct uet_callbacks *cb, void *us
 		uet_dpdk_host_destroy(io->host);
 		goto fail_port;
 	}
-	uet_dpdk_clock_init(&io->clock);
 	*ep = uet_dpdk_host_ep(io->host);
 	*out = io;
 	return 0;
 
 fail_port:
+	uet_meas_destroy(io->meas);
 	uet_dpdk_port_close(&io->port);
 	free(io);
 	return -FI_EINVAL;
@@ -137,7 +239,18 @@ ufi_io_now(const struct ufi_io *io)
 void
 ufi_io_poll(struct ufi_io *io)
 {
-	uet_dpdk_lcore_poll(io->lc, uet_dpdk_now_ns(&io->clock));
+	uint64_t now = uet_dpdk_now_ns(&io->clock);
+
+	uet_dpdk_lcore_poll(io->lc, now);
+	if (io->meas != NULL && now >= io->next_fold_ns)
+		fold(io, now);
+}
+
+void
+ufi_io_rx_bytes(struct ufi_io *io, uint64_t bytes)
+{
+	if (io->meas != NULL)
+		(void)uet_meas_rx_bytes(io->meas, uet_dpdk_now_ns(&io->clock), bytes);
 }
 
 void
@@ -158,6 +271,10 @@ ufi_io_close(struct ufi_io *io)
 {
 	if (io == NULL)
 		return;
+	if (io->meas != NULL) {
+		report_write(io);
+		uet_meas_destroy(io->meas);
+	}
 	uet_dpdk_lcore_destroy(io->lc);
 	uet_dpdk_host_destroy(io->host);
 	uet_dpdk_port_close(&io->port);

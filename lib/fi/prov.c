@@ -51,6 +51,9 @@ static const struct {
 	{ "mtu", FI_PARAM_INT, "UET payload bytes per packet (uet-perf --mtu)" },
 	{ "dscp", FI_PARAM_STRING, "DSCP of data[,control[,retransmissions]]" },
 	{ "seed", FI_PARAM_STRING, "seed of the endpoint's random draws (default: the rank)" },
+	{ "report", FI_PARAM_STRING,
+	  "write uet-perf's JSON report of this process to this file when its endpoint closes; "
+	  "%r becomes the rank, %l the local rank" },
 };
 
 /* Appends "--name value" to an argument vector. */
@@ -162,6 +165,9 @@ ufi_params_read(struct ufi_params *p, char *why, size_t whylen)
 	if (expand_ranks(eal, p, have_local, p->eal, sizeof(p->eal), why, whylen) != 0)
 		return -FI_ENODATA;
 	if (rank_addr("ADDR", addr, p->local_rank, true, &p->ip, why, whylen) != 0)
+		return -FI_ENODATA;
+	if ((v = param_str("report")) != NULL &&
+	    expand_ranks(v, p, have_local, p->report, sizeof(p->report), why, whylen) != 0)
 		return -FI_ENODATA;
 	if (fi_param_get_int(&ufi_prov, "prefix", &iv) == FI_SUCCESS) {
 		if (iv < 0 || iv > 32) {

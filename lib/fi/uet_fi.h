@@ -62,6 +62,7 @@ struct ufi_params {
 	uint8_t prefix_len;   /* FI_UET_PREFIX */
 	uint32_t gateway;     /* FI_UET_GATEWAY */
 	struct uet_perf_opts opts; /* FI_UET_CONFIG, FI_UET_OPTS, FI_UET_LB, ... */
+	char report[1024];    /* FI_UET_REPORT, %r and %l expanded; "" none */
 	uint32_t rank, local_rank;
 };
 
@@ -231,6 +232,8 @@ void ufi_io_kick(struct ufi_io *io);
 /* Ask for a peer's MAC (ARP, sent with the next poll) when it enters the
  * AV rather than when the first message to it finds none. */
 void ufi_io_resolve(struct ufi_io *io, uint32_t ip);
+/* Bytes of a message received, for FI_UET_REPORT's timeline. */
+void ufi_io_rx_bytes(struct ufi_io *io, uint64_t bytes);
 /* At unload: rte_eal_cleanup(). */
 void ufi_io_cleanup(void);
 

@@ -111,8 +111,8 @@ pingpong() {
 	local name=$1 rc_s rc_c
 	shift
 	ip netns exec "$NSA" env FI_UET_EAL="$EAL -l 0 --vdev=net_af_packet0,iface=${TAG}x,$AFP" \
-		FI_UET_ADDR=10.81.0.1 timeout 120 fi_pingpong -p uet -e rdm "$@" \
-		>"$TMP/${name}_server.txt" 2>&1 &
+		FI_UET_ADDR=10.81.0.1 FI_UET_REPORT="$TMP/${name}_server.json" \
+		timeout 120 fi_pingpong -p uet -e rdm "$@" >"$TMP/${name}_server.txt" 2>&1 &
 	local srv=$!
 	PIDS+=("$srv")
 	sleep 0.5
@@ -128,7 +128,17 @@ pingpong() {
 	n=$(grep -c "^[0-9.]*[kmg]\? *[0-9]* *=" "$TMP/${name}_client.txt" || true)
 	[ "$n" -ge 40 ] || fail "fi_pingpong $name: $n sizes completed, want every one (40+)"
 	grep -q "^6m " "$TMP/${name}_client.txt" || fail "fi_pingpong $name: no 6 MiB row"
-	echo "ok: fi_pingpong $name: $n sizes to 6 MiB, data checked"
+	# The server's report (FI_UET_REPORT): uet-perf's schema, this run's
+	# bytes: 5 ping-pongs of each size, so it received at least 5 x 6 MiB.
+	python3 - "$TMP/${name}_server.json" <<'PY' || fail "fi_pingpong $name: the server's report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+ts, end = r["start"]["test_start"], r["end"]
+assert ts["provider"] == "uet" and ts["ip"] == "10.81.0.1", ts
+assert end["bytes_rx"] >= 5 * 6 * 1024 * 1024, end["bytes_rx"]
+assert end["transport"]["tx_data_pkts"] > 0 and "retransmissions" in end["losses"], end["losses"]
+PY
+	echo "ok: fi_pingpong $name: $n sizes to 6 MiB, data checked; report written"
 }
 pingpong msg -S all -c -I 5
 pingpong tagged -S all -c -I 5 -m tagged

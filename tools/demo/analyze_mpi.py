@@ -44,6 +44,19 @@ def load_timeline(out, lb):
     return [float(x) for x in lines[1:] if x.strip()], per, 0, True
 
 
+def transport(out, lb):
+    """The ranks' transport counters summed (FI_UET_REPORT's files)."""
+    tot = {}
+    n = 0
+    for name in sorted(os.listdir(out)):
+        if name.startswith(lb + ".rank") and name.endswith(".report.json"):
+            t = json.load(open(os.path.join(out, name)))["end"]["transport"]
+            for k, v in t.items():
+                tot[k] = tot.get(k, 0) + v
+            n += 1
+    return tot if n else None
+
+
 def analyze_lb(out, lb, down, up):
     ends, per, errors, aborted = load_timeline(out, lb)
     log = open(os.path.join(out, lb + ".txt"), errors="replace").read()
@@ -52,6 +65,7 @@ def analyze_lb(out, lb, down, up):
     after = json.load(open(os.path.join(out, lb + ".counters-after.json")))
     drops = router_drops(before, after, parse_snmp(os.path.join(out, lb + ".snmp-before.txt")),
                          parse_snmp(os.path.join(out, lb + ".snmp-after.txt")))
+    tr = transport(out, lb) or {}
     gaps = [b - a for a, b in zip([0.0] + ends[:-1], ends)] or [0.0]
     worst = max(range(len(gaps)), key=lambda i: gaps[i])
     done = ends[-1] if ends else 0.0
@@ -68,6 +82,10 @@ def analyze_lb(out, lb, down, up):
         "longest_s": gaps[worst],
         "longest_ends_s": ends[worst] if ends else 0.0,
         "dead_link_pkts": sum(drops.values()),
+        "retx_pkts": tr.get("tx_retx_pkts"),
+        "rto_events": tr.get("rto_events"),
+        "lb_freezes": tr.get("lb_freezes"),
+        "path_failures": tr.get("path_failures"),
         "timeline": ends,
         "bytes_per_iter": per,
     }
@@ -89,24 +107,26 @@ def main():
     rows = [analyze_lb(a.out, lb, a.down, a.up) for lb in a.lb.split(",")]
     print("MPI all-to-all, steps of %d B between hosts each; %s down from %.1f s to %.1f s"
           % (rows[0]["bytes_per_iter"], a.link, a.down, a.up))
-    hdr = ("%-8s %12s %14s %14s %14s %16s %10s %7s"
+    hdr = ("%-8s %12s %12s %10s %11s %16s %10s %7s %5s %8s %6s"
            % ("LB", "completion", "Gb/s before", "Gb/s down", "Gb/s after", "longest step",
-              "dead-link", "errors"))
+              "dead-link", "retx", "RTOs", "freezes", "errors"))
     print(hdr)
     for r in rows:
         done = ("%11.2fs" % r["completion_s"] if not r["aborted"]
                 else "%12s" % ("aborted@%.1f" % r["timeline"][-1] if r["timeline"] else "aborted"))
-        print("%-8s %s %14s %14s %14s %9.3fs@%5.2f %10d %7d"
+        print("%-8s %s %12s %10s %11s %9.3fs@%5.2f %10d %7s %5s %8s %6d"
               % (r["lb"], done, fmt(r["gbps_before"]), fmt(r["gbps_down"]),
                  fmt(r["gbps_after"]), r["longest_s"], r["longest_ends_s"], r["dead_link_pkts"],
-                 r["errors"]))
+                 fmt(r["retx_pkts"], "%d"), fmt(r["rto_events"], "%d"),
+                 fmt(r["lb_freezes"], "%d"), r["errors"]))
     for r in rows:
         if r["aborted"]:
             print("%s: MPI aborted the job after %d all-to-alls: %d connections gave up "
                   "(retry limit reached) while the link was dead" % (r["lb"], r["all_to_alls"],
                                                                     r["connections_failed"]))
     print("Gb/s: bytes of the all-to-alls that ended in the phase (between hosts) x 8 / its "
-          "length; dead-link: packets (data, ACKs) that went into the failed link")
+          "length; dead-link: packets (data, ACKs) that went into the failed link; retx, RTOs, "
+          "freezes: the ranks' transport counters summed (FI_UET_REPORT)")
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump({"link": a.link, "down_s": a.down, "up_s": a.up,
                    "runs": [{k: v for k, v in r.items() if k != "timeline"} for r in rows]},
