@@ -122,6 +122,7 @@ report_write(struct ufi_io *io)
 static bool eal_up;
 static char eal_buf[1100];
 static char prefix_arg[64];
+static char no_shconf_arg[] = "--no-shconf";
 
 static int
 eal_start(const struct ufi_params *p, char *err, size_t errlen)
@@ -135,8 +136,8 @@ eal_start(const struct ufi_params *p, char *err, size_t errlen)
 	snprintf(eal_buf, sizeof(eal_buf), "%s", p->eal);
 	argv[argc++] = (char *)"libuet-fi";
 	for (tok = strtok_r(eal_buf, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save)) {
-		if (argc == EAL_ARGS_MAX) {
-			snprintf(err, errlen, "FI_UET_EAL: more than %d arguments", EAL_ARGS_MAX - 1);
+		if (argc == EAL_ARGS_MAX - 2) {
+			snprintf(err, errlen, "FI_UET_EAL: more than %d arguments", EAL_ARGS_MAX - 3);
 			return -FI_EINVAL;
 		}
 		if (strncmp(tok, "--file-prefix", 13) == 0 || strcmp(tok, "--in-memory") == 0 ||
@@ -144,11 +145,13 @@ eal_start(const struct ufi_params *p, char *err, size_t errlen)
 			own_dir = true;
 		argv[argc++] = tok;
 	}
-	/* Every process its own runtime directory: ranks on one machine
-	 * are separate DPDK primaries. lib/dpdk removes it at exit. */
+	/* Every process its own runtime directory (ranks on one machine are
+	 * separate DPDK primaries), and no shared configuration in it, so
+	 * that it is empty at exit and lib/dpdk removes it. */
 	if (!own_dir) {
 		snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=uet-fi-%ld", (long)getpid());
 		argv[argc++] = prefix_arg;
+		argv[argc++] = no_shconf_arg;
 	}
 	argv[argc] = NULL;
 	if (uet_dpdk_eal_init(argc, argv, err, errlen) < 0)
