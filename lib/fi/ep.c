@@ -130,7 +130,7 @@ op_complete(struct ufi_op *op, int status, uint64_t len, uint64_t olen, uint64_t
 		return;
 	if (status != 0) {
 		struct fi_cq_err_entry e = {
-			.op_context = op->copy != NULL ? NULL : op->context,
+			.op_context = op->context,
 			.flags = flags,
 			.len = len,
 			.buf = rx && len > 0 ? op->buf : NULL,
@@ -157,15 +157,20 @@ op_complete(struct ufi_op *op, int status, uint64_t len, uint64_t olen, uint64_t
 	}
 }
 
-/* A failed operation: its error now, and what libuet still holds of it
- * released (a posted receive canceled: its callback frees it). */
+/* A failed operation: its error now, and a receive it still has posted
+ * canceled. The cancel's callback runs at once; the reference held around
+ * it leaves freeing the context to the caller (op_release), never to that
+ * callback. */
 static void
 op_fail(struct ufi_op *op, int status)
 {
 	op_complete(op, status, 0, 0, op->tag & UFI_TAG_USER, false, 0, op->ip);
 	if ((op->rv == RV_WAIT_CTS || (op->rv == RV_DATA && (op->flags & FI_RECV))) &&
-	    op->pending > 0)
+	    op->pending > 0) {
+		op->pending++;
 		(void)uet_ep_cancel_recv(op->ep->uep, op->handle, ufi_io_now(op->ep->dom->io));
+		op->pending--;
+	}
 }
 
 /* --- the libuet requests an operation makes --- */
@@ -232,10 +237,9 @@ ufi_ep_retry(struct ufi_ep *ep)
 		unsigned sub = op->retry - 1u;
 
 		op->retry = 0;
-		if (op->reported)
-			op_release(op);
-		else
+		if (!op->reported)
 			issue_or_retry(op, sub);
+		op_release(op);
 		op = next;
 	}
 }
@@ -259,12 +263,13 @@ rendezvous_accept(struct ufi_op *op, const struct uet_recv_done *d)
 	q.tag = UFI_TAG_CTRL | op->token;
 	q.src_ip = op->ip;
 	q.user = sub_ptr(op, SUB_MAIN);
+	op->pending++; /* before: a data message already there completes inside */
 	rc = uet_ep_post_recv(ep->uep, &q, &op->handle, ufi_io_now(ep->dom->io));
 	if (rc != 0) {
+		op->pending--;
 		op_fail(op, rc);
 		return;
 	}
-	op->pending++;
 	issue_or_retry(op, SUB_CTS);
 }
 
@@ -317,12 +322,24 @@ on_recv_done(void *user, const struct uet_recv_done *d)
 static void
 on_pdc_event(void *user, const struct uet_pdc_event *e)
 {
-	(void)user;
-	if (e->kind == UET_PDC_EV_FAILED) {
-		struct in_addr a = { .s_addr = htonl(e->peer_ip) };
+	struct ufi_ep *ep = user;
+	struct in_addr a = { .s_addr = htonl(e->peer_ip) };
 
-		UFI_WARN(FI_LOG_EP_DATA, "connection to %s failed: %s\n", inet_ntoa(a),
-			 uet_strerror(e->status));
+	if (e->kind != UET_PDC_EV_FAILED)
+		return;
+	UFI_WARN(FI_LOG_EP_DATA, "connection to %s failed: %s\n", inet_ntoa(a),
+		 uet_strerror(e->status));
+	/* Rendezvous with that peer wait on a message that will not come
+	 * (a clear-to-send, or the data): they fail with the connection. */
+	for (uint32_t i = 0; i < ep->n_ops; i++) {
+		struct ufi_op *op = &ep->ops[i];
+
+		if (op->in_use && !op->reported && op->rv != RV_NONE && op->ip == e->peer_ip) {
+			op->pending++; /* freed below, not inside the cancel */
+			op_fail(op, e->status);
+			op->pending--;
+			op_release(op);
+		}
 	}
 }
 
@@ -333,6 +350,9 @@ wants_completion(bool selective, uint64_t flags)
 {
 	return !selective || (flags & FI_COMPLETION);
 }
+
+/* An fi_inject*() call: no completion, whatever the flags say. */
+#define UFI_F_QUIET (1ULL << 63)
 
 static ssize_t
 do_send(struct ufi_ep *ep, const void *buf, size_t len, fi_addr_t dest, bool tagged,
@@ -385,21 +405,24 @@ do_send(struct ufi_ep *ep, const void *buf, size_t len, fi_addr_t dest, bool tag
 		}
 		memcpy(op->copy, buf, len);
 		op->sbuf = op->copy;
-	} else if (wants_completion(ep->tx_selective, flags)) {
-		op->flags |= FI_COMPLETION;
 	}
+	if (!(flags & UFI_F_QUIET) && wants_completion(ep->tx_selective, flags))
+		op->flags |= FI_COMPLETION;
 	if (tagged && len > UFI_EAGER_BYTES) {
 		/* Rendezvous: the clear-to-send's receive first, then the
 		 * request, matched at the receiver as the message itself. */
 		struct uet_recv_req q = { .buf = zero_len_buf, .tagged = true, .src_ip = ip,
 					  .user = sub_ptr(op, SUB_CTS) };
 
-		op->token = (uint32_t)(op - ep->ops) | (uint32_t)op->gen << 20;
+		op->token = (uint32_t)(op - ep->ops) | (uint32_t)op->gen << 16;
 		q.tag = UFI_TAG_CTRL | UFI_TAG_CTS | op->token;
+		op->pending++;
+		op->rv = RV_WAIT_CTS;
 		rc = uet_ep_post_recv(ep->uep, &q, &op->handle, ufi_io_now(ep->dom->io));
-		if (rc == 0) {
-			op->pending++;
-			op->rv = RV_WAIT_CTS;
+		if (rc != 0) {
+			op->pending--;
+			op->rv = RV_NONE;
+		} else {
 			rc = issue(op, SUB_RTS);
 			if (rc != 0) {
 				/* Nothing sent: take the receive back quietly. */
@@ -563,7 +586,7 @@ msg_sendmsg(struct fid_ep *fid, const struct fi_msg *m, uint64_t flags)
 static ssize_t
 msg_inject(struct fid_ep *fid, const void *buf, size_t len, fi_addr_t dest)
 {
-	return do_send(ep_of(fid), buf, len, dest, false, 0, 0, NULL, FI_INJECT);
+	return do_send(ep_of(fid), buf, len, dest, false, 0, 0, NULL, FI_INJECT | UFI_F_QUIET);
 }
 
 static ssize_t
@@ -581,7 +604,7 @@ static ssize_t
 msg_injectdata(struct fid_ep *fid, const void *buf, size_t len, uint64_t data, fi_addr_t dest)
 {
 	return do_send(ep_of(fid), buf, len, dest, false, 0, data, NULL,
-		       FI_INJECT | FI_REMOTE_CQ_DATA);
+		       FI_INJECT | FI_REMOTE_CQ_DATA | UFI_F_QUIET);
 }
 
 static struct fi_ops_msg msg_ops = {
@@ -660,7 +683,7 @@ tag_sendmsg(struct fid_ep *fid, const struct fi_msg_tagged *m, uint64_t flags)
 static ssize_t
 tag_inject(struct fid_ep *fid, const void *buf, size_t len, fi_addr_t dest, uint64_t tag)
 {
-	return do_send(ep_of(fid), buf, len, dest, true, tag, 0, NULL, FI_INJECT);
+	return do_send(ep_of(fid), buf, len, dest, true, tag, 0, NULL, FI_INJECT | UFI_F_QUIET);
 }
 
 static ssize_t
@@ -679,7 +702,7 @@ tag_injectdata(struct fid_ep *fid, const void *buf, size_t len, uint64_t data, f
 	       uint64_t tag)
 {
 	return do_send(ep_of(fid), buf, len, dest, true, tag, data, NULL,
-		       FI_INJECT | FI_REMOTE_CQ_DATA);
+		       FI_INJECT | FI_REMOTE_CQ_DATA | UFI_F_QUIET);
 }
 
 static struct fi_ops_tagged tagged_ops = {
@@ -943,8 +966,9 @@ ep_enable(struct ufi_ep *ep)
 		return 0;
 	if (ep->av == NULL || ep->tx_cq == NULL || ep->rx_cq == NULL)
 		return -FI_ENOCQ;
-	rc = ufi_io_open(&ep->dom->params, &cb, ep, (uint32_t)ep->info->rx_attr->size, &ep->dom->io,
-			 &ep->uep, err, sizeof(err));
+	/* A long send's clear-to-send takes a posted receive too. */
+	rc = ufi_io_open(&ep->dom->params, &cb, ep, ep->n_ops, &ep->dom->io, &ep->uep, err,
+			 sizeof(err));
 	if (rc != 0) {
 		UFI_WARN(FI_LOG_EP_CTRL, "%s\n", err);
 		return rc;
@@ -1020,6 +1044,8 @@ ep_close(struct fid *fid)
 	d->ep = NULL;
 	d->refs--;
 	ufi_unlock(d);
+	for (uint32_t i = 0; i < ep->n_ops; i++)
+		free(ep->ops[i].copy); /* injects the peer never acknowledged */
 	fi_freeinfo(ep->info);
 	free(ep->ops);
 	free(ep);
@@ -1060,8 +1086,9 @@ ufi_endpoint_open(struct fid_domain *domain, struct fi_info *info, struct fid_ep
 	rx = info->rx_attr != NULL && info->rx_attr->size ? info->rx_attr->size : UFI_DEF_QUEUE;
 	if (ep->info->rx_attr != NULL)
 		ep->info->rx_attr->size = rx;
-	/* A rendezvous token holds the context's index in 20 bits. */
-	if (tx + rx > (1u << 20))
+	/* A rendezvous token holds the context's index in 16 bits (and its
+	 * generation in the other 16). */
+	if (tx + rx > (1u << 16))
 		goto nomem;
 	ep->n_ops = (uint32_t)(tx + rx);
 	ep->ops = calloc(ep->n_ops, sizeof(*ep->ops));
