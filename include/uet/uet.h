@@ -22,8 +22,9 @@
  * Every call takes the current time in nanoseconds; randomness comes from
  * cfg.seed. Completion events arrive through callbacks (struct
  * uet_callbacks), called synchronously from read_pkt/write_pkt/
- * handle_timeout/post_recv. Callbacks may call uet_ep_send() and
- * uet_ep_post_recv() but nothing else on the same endpoint.
+ * handle_timeout/post_recv. Callbacks may call uet_ep_send(),
+ * uet_ep_post_recv() and uet_ep_cancel_recv() but nothing else on the same
+ * endpoint.
  *
  * Functions return 0 (or a length) on success and a negative UET_ERR_*
  * (uet/err.h) otherwise. A received packet that is dropped is always also

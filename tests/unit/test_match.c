@@ -425,7 +425,48 @@ test_repost_from_callback(void **state)
 	duo_fini(&d);
 }
 
-/* Bad calls and bounds. */
+/* A callback cancels a receive (the libfabric provider does, when a
+ * failure ends an operation that has one posted): the canceled one reports
+ * UET_ERR_CANCELED at once, from inside, and the rest go on. */
+static uint64_t cancel_h;
+
+static void
+on_done_cancel(void *user, const struct uet_recv_done *x)
+{
+	(void)user;
+	done[n_done++] = *x;
+	if ((uintptr_t)x->user == 50)
+		assert_int_equal(uet_ep_cancel_recv(repost_d->b.ep, cancel_h, repost_d->now), 0);
+}
+
+static void
+test_cancel_from_callback(void **state)
+{
+	static uint8_t b1[100], b2[100], b3[100];
+	struct uet_ep_config c;
+	struct duo d;
+
+	(void)state;
+	config(&c);
+	c.cb.recv_done = on_done_cancel;
+	assert_int_equal(duo_init(&d, &c), 0);
+	repost_d = &d;
+	post(&d, b1, sizeof(b1), true, 50, 0, 0, 50);
+	cancel_h = post(&d, b2, sizeof(b2), true, 51, 0, 0, 51);
+	post(&d, b3, sizeof(b3), true, 52, 0, 0, 52);
+	send_msg(&d, 50, 50, 100, false);
+	send_msg(&d, 52, 52, 100, false);
+	assert_true(duo_run(&d, d.now + 10000000));
+	assert_int_equal(n_done, 3);
+	assert_int_equal(done_of(50)->status, 0);
+	assert_int_equal(done_of(51)->status, UET_ERR_CANCELED);
+	assert_int_equal(done_of(52)->status, 0);
+	expect_bytes(b3, 52, 100);
+	/* Canceled once: the handle is gone. */
+	assert_int_equal(uet_ep_cancel_recv(d.b.ep, cancel_h, d.now), UET_ERR_INVAL);
+	duo_fini(&d);
+}
+
 /* Header data (libfabric's remote CQ data): the first packet carries it,
  * whenever it arrives; a zero-length message carries it alone; a message
  * without it reports none; a message taken from the unexpected queue keeps
@@ -538,6 +579,7 @@ test_deferred_long_message(void **state)
 	duo_fini(&d);
 }
 
+/* Bad calls and bounds. */
 static void
 test_bad_calls(void **state)
 {
@@ -585,6 +627,7 @@ main(void)
 		cmocka_unit_test(test_first_packet_late_in_order),
 		cmocka_unit_test(test_pdc_gone_ends_the_wait),
 		cmocka_unit_test(test_repost_from_callback),
+		cmocka_unit_test(test_cancel_from_callback),
 		cmocka_unit_test(test_header_data),
 		cmocka_unit_test(test_deferred_long_message),
 		cmocka_unit_test(test_bad_calls),
