@@ -232,7 +232,9 @@ av_close(struct fid *fid)
 
 	if (av->refs > 0)
 		return -FI_EBUSY;
+	ufi_lock(av->dom);
 	av->dom->refs--;
+	ufi_unlock(av->dom);
 	free(av->ip);
 	free(av);
 	return 0;
@@ -278,7 +280,9 @@ av_open(struct fid_domain *domain, struct fi_av_attr *attr, struct fid_av **out,
 	av->fid.fid.context = context;
 	av->fid.fid.ops = &av_fi_ops;
 	av->fid.ops = &av_ops;
+	ufi_lock(d);
 	d->refs++;
+	ufi_unlock(d);
 	*out = &av->fid;
 	return 0;
 }
@@ -291,7 +295,9 @@ mr_close(struct fid *fid)
 {
 	struct ufi_mr *m = container_of(fid, struct ufi_mr, mr.fid);
 
+	ufi_lock(m->dom);
 	m->dom->refs--;
+	ufi_unlock(m->dom);
 	free(m);
 	return 0;
 }
@@ -538,7 +544,9 @@ cq_close(struct fid *fid)
 
 	if (cq->refs > 0)
 		return -FI_EBUSY;
+	ufi_lock(cq->dom);
 	cq->dom->refs--;
+	ufi_unlock(cq->dom);
 	free(cq->q);
 	free(cq->err);
 	free(cq);
@@ -600,7 +608,9 @@ cq_open(struct fid_domain *domain, struct fi_cq_attr *attr, struct fid_cq **out,
 	cq->fid.fid.context = context;
 	cq->fid.fid.ops = &cq_fi_ops;
 	cq->fid.ops = &cq_ops;
+	ufi_lock(d);
 	d->refs++;
+	ufi_unlock(d);
 	*out = &cq->fid;
 	return 0;
 }

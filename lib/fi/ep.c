@@ -129,11 +129,14 @@ op_complete(struct ufi_op *op, int status, uint64_t len, uint64_t olen, uint64_t
 	if (cq == NULL)
 		return;
 	if (status != 0) {
+		/* A truncated receive still says what arrived: its tag and the
+		 * sender's CQ data. */
 		struct fi_cq_err_entry e = {
 			.op_context = op->context,
-			.flags = flags,
+			.flags = flags | (rx && has_data ? FI_REMOTE_CQ_DATA : 0),
 			.len = len,
 			.buf = rx && len > 0 ? op->buf : NULL,
+			.data = rx ? data : 0,
 			.tag = tag,
 			.olen = olen,
 			.err = fi_err_of(status),
@@ -142,7 +145,8 @@ op_complete(struct ufi_op *op, int status, uint64_t len, uint64_t olen, uint64_t
 
 		if (status != UET_ERR_CANCELED)
 			ep->errors++;
-		(void)ufi_cq_push_err(cq, &e, src);
+		if (ufi_cq_push_err(cq, &e, src) != 0)
+			UFI_WARN(FI_LOG_CQ, "no memory for an error completion: lost\n");
 	} else if (op->flags & FI_COMPLETION) {
 		struct fi_cq_tagged_entry e = {
 			.op_context = op->context,
@@ -153,7 +157,8 @@ op_complete(struct ufi_op *op, int status, uint64_t len, uint64_t olen, uint64_t
 			.tag = rx ? tag : 0,
 		};
 
-		(void)ufi_cq_push(cq, &e, src);
+		if (ufi_cq_push(cq, &e, src) != 0)
+			UFI_WARN(FI_LOG_CQ, "no memory for a completion: lost\n");
 	}
 }
 
@@ -795,8 +800,12 @@ static ssize_t
 ep_size_left(struct fid_ep *fid)
 {
 	struct ufi_ep *ep = ep_of(fid);
+	ssize_t n;
 
-	return (ssize_t)(ep->n_ops - ep->ops_used);
+	ufi_lock(ep->dom);
+	n = (ssize_t)(ep->n_ops - ep->ops_used);
+	ufi_unlock(ep->dom);
+	return n;
 }
 
 static struct fi_ops_ep ep_ops = {
@@ -912,9 +921,8 @@ static struct fi_ops_cm cm_ops = {
 };
 
 static int
-ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+ep_bind_locked(struct ufi_ep *ep, struct fid *bfid, uint64_t flags)
 {
-	struct ufi_ep *ep = container_of(fid, struct ufi_ep, fid.fid);
 
 	if (ep->enabled)
 		return -FI_EOPBADSTATE;
@@ -949,6 +957,18 @@ ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	default:
 		return -FI_ENOSYS; /* counters, event queues: none */
 	}
+}
+
+static int
+ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	struct ufi_ep *ep = container_of(fid, struct ufi_ep, fid.fid);
+	int rc;
+
+	ufi_lock(ep->dom);
+	rc = ep_bind_locked(ep, bfid, flags);
+	ufi_unlock(ep->dom);
+	return rc;
 }
 
 static int
