@@ -117,7 +117,6 @@ eal_args(struct app *a, int argc, char **argv, char *err, size_t errlen)
 {
 	const struct uet_perf_launcher *l = &a->o.launcher;
 	bool own_dir = false;
-	size_t len;
 	int i;
 
 	a->eal_argc = 0;
@@ -129,25 +128,17 @@ eal_args(struct app *a, int argc, char **argv, char *err, size_t errlen)
 		    strcmp(s, "--no-shconf") == 0)
 			own_dir = true;
 		if (i > 0 && (strstr(s, "%l") != NULL || strstr(s, "%r") != NULL)) {
-			if (!l->present || (strstr(s, "%l") != NULL && l->local_rank == UINT32_MAX)) {
+			int rc = uet_perf_expand_ranks(s, l->present ? l->rank : UINT32_MAX,
+						       l->present ? l->local_rank : UINT32_MAX,
+						       d, EAL_ARG_MAX);
+
+			if (rc == UET_CONF_EBAD) {
 				snprintf(err, errlen, "EAL argument '%.100s': %%l and %%r are the "
 					 "launcher's local rank and rank, and no launcher gave "
 					 "them (start under mpirun or srun with --hosts)", s);
 				return -1;
 			}
-			len = 0;
-			for (; *s != '\0' && len + 12 < EAL_ARG_MAX; s++) {
-				if (s[0] == '%' && (s[1] == 'l' || s[1] == 'r')) {
-					len += (size_t)snprintf(d + len, EAL_ARG_MAX - len, "%u",
-								s[1] == 'l' ? l->local_rank
-									    : l->rank);
-					s++;
-					continue;
-				}
-				d[len++] = *s;
-			}
-			d[len] = '\0';
-			if (*s != '\0') {
+			if (rc != 0) {
 				snprintf(err, errlen, "EAL argument '%.100s' is too long", argv[i]);
 				return -1;
 			}

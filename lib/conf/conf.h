@@ -413,6 +413,14 @@ int uet_perf_rank_from_env(char *(*getenv_fn)(const char *name), uint32_t *rank,
 int uet_perf_launcher_from_env(char *(*getenv_fn)(const char *name),
 			       struct uet_perf_launcher *l, char *err, size_t errlen);
 
+/* s with "%l" replaced by local_rank and "%r" by rank (one setting naming
+ * each process's own device or file), into out (n bytes). Returns 0,
+ * UET_CONF_EBAD where s names one given as UINT32_MAX (unknown), or
+ * UET_CONF_ETOOLONG where out is too short. */
+#define UET_CONF_ETOOLONG (-3)
+int uet_perf_expand_ranks(const char *s, uint32_t rank, uint32_t local_rank, char *out,
+			  size_t n);
+
 /* Hosts mode without --rank or --local: take the rank from the environment
  * (o->launcher says what the launcher told); an error if there is none.
  * Other modes: nothing. 0 or UET_CONF_EBAD. */

@@ -154,6 +154,35 @@ env_count(char *(*getenv_fn)(const char *name), const char *const *vars, uint32_
 }
 
 int
+uet_perf_expand_ranks(const char *s, uint32_t rank, uint32_t local_rank, char *out, size_t n)
+{
+	size_t len = 0;
+
+	for (; *s != '\0'; s++) {
+		if (s[0] == '%' && (s[1] == 'l' || s[1] == 'r')) {
+			uint32_t v = s[1] == 'l' ? local_rank : rank;
+			int k;
+
+			if (v == UINT32_MAX)
+				return UET_CONF_EBAD;
+			k = snprintf(out + len, n - len, "%u", v);
+			if (k < 0 || (size_t)k >= n - len)
+				return UET_CONF_ETOOLONG;
+			len += (size_t)k;
+			s++;
+			continue;
+		}
+		if (len + 1 >= n)
+			return UET_CONF_ETOOLONG;
+		out[len++] = *s;
+	}
+	if (len >= n)
+		return UET_CONF_ETOOLONG;
+	out[len] = '\0';
+	return 0;
+}
+
+int
 uet_perf_launcher_from_env(char *(*getenv_fn)(const char *name), struct uet_perf_launcher *l,
 			   char *err, size_t errlen)
 {

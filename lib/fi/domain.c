@@ -491,28 +491,32 @@ cq_readerr(struct fid_cq *fid, struct fi_cq_err_entry *buf, uint64_t flags)
 	return rc;
 }
 
+bool
+ufi_timed_out(const struct timespec *t0, int timeout_ms)
+{
+	struct timespec t;
+
+	if (timeout_ms < 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000 >= timeout_ms;
+}
+
 /* Blocking reads spin on progress: the endpoint has no file descriptor to
  * sleep on (a DPDK port is polled). */
 static ssize_t
 cq_sreadfrom(struct fid_cq *fid, void *buf, size_t count, fi_addr_t *src_addr,
 	     const void *cond, int timeout)
 {
-	struct timespec t0, t;
+	struct timespec t0;
 	ssize_t rc;
 
 	(void)cond;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		rc = cq_readfrom(fid, buf, count, src_addr);
-		if (rc != -FI_EAGAIN)
-			return rc;
-		if (timeout >= 0) {
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >=
-			    timeout)
-				return -FI_EAGAIN;
-		}
-	}
+	while ((rc = cq_readfrom(fid, buf, count, src_addr)) == -FI_EAGAIN)
+		if (ufi_timed_out(&t0, timeout))
+			return -FI_EAGAIN;
+	return rc;
 }
 
 static ssize_t

@@ -89,21 +89,17 @@ static ssize_t
 eq_sread(struct fid_eq *fid, uint32_t *event, void *buf, size_t len, int timeout,
 	 uint64_t flags)
 {
-	struct timespec t0, t;
+	struct timespec t0;
 	ssize_t rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		rc = eq_read(fid, event, buf, len, flags);
-		if (rc != -FI_EAGAIN)
-			return rc;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (timeout >= 0 &&
-		    (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= timeout)
+	while ((rc = eq_read(fid, event, buf, len, flags)) == -FI_EAGAIN) {
+		if (ufi_timed_out(&t0, timeout))
 			return -FI_EAGAIN;
 		/* Only another thread's fi_eq_write can end the wait. */
 		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
 	}
+	return rc;
 }
 
 static const char *

@@ -111,35 +111,21 @@ rank_addr(const char *name, const char *v, uint32_t lr, bool step, uint32_t *ip,
 	return 0;
 }
 
-/* %l and %r of s replaced by the local rank and the rank. */
+/* %l and %r of s replaced by the local rank and the rank (lib/conf's
+ * expansion, as uet-perf's EAL arguments have it). */
 static int
-expand_ranks(const char *s, const struct ufi_params *p, bool have_local, char *out,
-	     size_t n, char *why, size_t whylen)
+expand_ranks(const char *name, const char *s, const struct ufi_params *p, bool have_local,
+	     char *out, size_t n, char *why, size_t whylen)
 {
-	size_t len = 0;
+	int rc = uet_perf_expand_ranks(s, p->rank, have_local ? p->local_rank : UINT32_MAX, out,
+				       n);
 
-	for (; *s != '\0'; s++) {
-		if (s[0] == '%' && (s[1] == 'l' || s[1] == 'r')) {
-			if (s[1] == 'l' && !have_local) {
-				snprintf(why, whylen, "%%l: no launcher says the local rank "
-					 "(OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, ...)");
-				return -1;
-			}
-			len += (size_t)snprintf(out + len, n > len ? n - len : 0, "%u",
-						s[1] == 'l' ? p->local_rank : p->rank);
-			s++;
-		} else if (len + 1 < n) {
-			out[len++] = *s;
-		} else {
-			len = n;
-		}
-		if (len >= n) {
-			snprintf(why, whylen, "'%.60s...' is too long", s);
-			return -1;
-		}
-	}
-	out[len] = '\0';
-	return 0;
+	if (rc == UET_CONF_EBAD)
+		snprintf(why, whylen, "FI_UET_%s: %%l: no launcher says the local rank "
+			 "(OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, ...)", name);
+	else if (rc != 0)
+		snprintf(why, whylen, "FI_UET_%s: '%.60s...' is too long", name, s);
+	return rc;
 }
 
 int
@@ -162,12 +148,13 @@ ufi_params_read(struct ufi_params *p, char *why, size_t whylen)
 	p->rank = l.present ? l.rank : 0;
 	have_local = l.present && l.local_rank != UINT32_MAX;
 	p->local_rank = have_local ? l.local_rank : 0;
-	if (expand_ranks(eal, p, have_local, p->eal, sizeof(p->eal), why, whylen) != 0)
+	if (expand_ranks("EAL", eal, p, have_local, p->eal, sizeof(p->eal), why, whylen) != 0)
 		return -FI_ENODATA;
 	if (rank_addr("ADDR", addr, p->local_rank, true, &p->ip, why, whylen) != 0)
 		return -FI_ENODATA;
 	if ((v = param_str("report")) != NULL &&
-	    expand_ranks(v, p, have_local, p->report, sizeof(p->report), why, whylen) != 0)
+	    expand_ranks("REPORT", v, p, have_local, p->report, sizeof(p->report), why,
+			 whylen) != 0)
 		return -FI_ENODATA;
 	if (fi_param_get_int(&ufi_prov, "prefix", &iv) == FI_SUCCESS) {
 		if (iv < 0 || iv > 32) {

@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -195,6 +196,8 @@ int ufi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr, struct fid_e
 		void *context);
 
 /* domain.c */
+/* Whether timeout_ms (negative: never) has passed since t0 (CLOCK_MONOTONIC). */
+bool ufi_timed_out(const struct timespec *t0, int timeout_ms);
 int ufi_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 int ufi_no_control(struct fid *fid, int command, void *arg);
 int ufi_no_wait_control(struct fid *fid, int command, void *arg);

@@ -1046,6 +1046,31 @@ test_env_rank(void **state)
 
 /* What a launcher says besides the rank: how many it started, and where
  * this one stands on its machine (several ranks per host). */
+/* %l and %r, as uet-perf's EAL arguments and the provider's settings
+ * expand them: values, unknown ranks, and an output too short. */
+static void
+test_expand_ranks(void **state)
+{
+	char out[32];
+
+	(void)state;
+	assert_int_equal(uet_perf_expand_ranks("iface=veth%l,q=%r%%", 7, 3, out, sizeof(out)), 0);
+	assert_string_equal(out, "iface=veth3,q=7%%");
+	assert_int_equal(uet_perf_expand_ranks("plain", UINT32_MAX, UINT32_MAX, out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "plain");
+	assert_int_equal(uet_perf_expand_ranks("r%r", 1, UINT32_MAX, out, sizeof(out)), 0);
+	assert_string_equal(out, "r1");
+	assert_int_equal(uet_perf_expand_ranks("l%l", 1, UINT32_MAX, out, sizeof(out)),
+			 UET_CONF_EBAD);
+	assert_int_equal(uet_perf_expand_ranks("x%r", UINT32_MAX, 0, out, sizeof(out)),
+			 UET_CONF_EBAD);
+	assert_int_equal(uet_perf_expand_ranks("abcd", 0, 0, out, 4), UET_CONF_ETOOLONG);
+	assert_int_equal(uet_perf_expand_ranks("ab%r", 12345, 0, out, 5), UET_CONF_ETOOLONG);
+	assert_int_equal(uet_perf_expand_ranks("abc", 0, 0, out, 4), 0);
+	assert_string_equal(out, "abc");
+}
+
 static void
 test_env_launcher(void **state)
 {
@@ -1865,6 +1890,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_parsers),
 		cmocka_unit_test(test_env_rank),
 		cmocka_unit_test(test_env_launcher),
+		cmocka_unit_test(test_expand_ranks),
 		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_to_ep_config),
 		cmocka_unit_test(test_hash),
