@@ -23,7 +23,9 @@
 # Options: -o DIR (default ./demo-mpi-out), --lb LIST (default
 # ecmp,ops,bitmap,reps), --iters N (default 500), --size BYTES (default
 # 262144), --down-at S (2), --up-at S (5), --converge-ms MS (1000; 0:
-# never). Environment: FI_MODULE_DIR (default build/lib/fi).
+# never), --opts 'OPTIONS' (more uet-perf transport options for every
+# rank, after the script's own). Environment: FI_MODULE_DIR (default
+# build/lib/fi).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,6 +41,7 @@ LEAVES=2
 SPINES=4
 HPL=2
 LINK=leaf0:spine1
+EXTRA_OPTS=
 
 die() {
 	echo "demo_mpi: $*" >&2
@@ -53,7 +56,8 @@ while [ $# -gt 0 ]; do
 	--down-at) DOWN_AT=$2; shift 2 ;;
 	--up-at) UP_AT=$2; shift 2 ;;
 	--converge-ms) CONVERGE_MS=$2; shift 2 ;;
-	-h | --help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--opts) EXTRA_OPTS=$2; shift 2 ;;
+	-h | --help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option '$1' (--help)" ;;
 	esac
 done
@@ -98,7 +102,7 @@ FI_UET_GATEWAY=$(grep -o 'gw=[0-9.]*' <<<"$APP" | cut -d= -f2 | paste -sd,)
 # 200: about 2 s at the 10 ms ceiling) that outlasts the 1 s blackhole, so
 # a load balancer that cannot leave the dead path stalls rather than has
 # MPI abort the job (with 40, ECMP's connections give up).
-export FI_UET_OPTS="--base-rtt-ns 80000 --link-gbps 2 --max-rto-retx ${MAX_RTO_RETX:-200} --ack-every 0"
+export FI_UET_OPTS="--base-rtt-ns 80000 --link-gbps 2 --max-rto-retx ${MAX_RTO_RETX:-200} --ack-every 0 $EXTRA_OPTS"
 # The provider's warnings (a connection that gives up) go to LB.txt.
 export FI_LOG_LEVEL=${FI_LOG_LEVEL:-warn} FI_LOG_PROV=uet
 

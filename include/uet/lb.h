@@ -155,8 +155,8 @@ struct uet_lb_reps_cfg {
 	uint8_t explore;          /* enum uet_reps_explore */
 	uint8_t reuse;            /* ACK+Reuse variant: each cached EV serves this
 				   * many packets (1..15); 0 or 1 = standard */
-	uint64_t idle_ns;         /* invalidate the cache after this long without
-				   * sending; 0 = 4 x base RTT */
+	uint64_t idle_ns;         /* forget the cache after this long without
+				   * sending; 0 = never (the paper's) */
 	/* Forced freezing (the paper's App. A): once the clock passes this
 	 * time, a PDC freezes once as if a failure had been seen; 0 = never. */
 	uint64_t force_freeze_at_ns;

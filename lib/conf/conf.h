@@ -226,6 +226,7 @@ struct uet_perf_opts {
 	uint64_t reps_freeze_ns;
 	bool reps_no_freeze;
 	uint8_t reps_reuse;
+	uint64_t reps_idle_ns;
 	uint32_t ecmp_every;
 	struct uet_perf_set ecmp_hosts;      /* uet-sim: these too on ecmp */
 	bool ar_tie_first;

@@ -339,6 +339,11 @@ const struct opt opt_table[] = {
 	{ .lname = "reps-no-freeze", .sec = "lb", .key = "reps_no_freeze",
 	  .type = T_BOOL, FLD(reps_no_freeze), .flags = F_SYM,
 	  .help = "reps: never freeze" },
+	{ .lname = "reps-idle-ns", .sec = "lb", .key = "reps_idle_ns",
+	  UINT(reps_idle_ns, 0, 0, NS_MAX), .flags = F_SYM, .meta = "NS",
+	  .defdoc = "0 (never)",
+	  .help = "reps: a PDC that sent nothing this long, everything acknowledged, "
+		  "forgets its cached EVs" },
 	{ .lname = "reps-reuse", .sec = "lb", .key = "reps_reuse",
 	  UINT(reps_reuse, 0, 0, 15), .flags = F_SYM, .meta = "N",
 	  .help = "reps ACK+Reuse: packets each cached EV serves; 0 or 1 = standard" },

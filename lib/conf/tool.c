@@ -74,6 +74,7 @@ uet_perf_opts_to_ep_config(const struct uet_perf_opts *o, struct uet_ep_config *
 	a->reps.no_freezing = o->reps_no_freeze;
 	a->reps.freeze_ns = o->reps_freeze_ns;
 	a->reps.reuse = o->reps_reuse;
+	a->reps.idle_ns = o->reps_idle_ns;
 	a->reps.explore = o->reps_explore_reset ? UET_REPS_EXPLORE_RESET : UET_REPS_EXPLORE_PAPER;
 	a->reps.force_freeze_at_ns = o->reps_force_freeze_ns;
 	a->flowlet.gap_ns = o->flowlet_gap_ns;

@@ -20,11 +20,15 @@
  * 4. (head - nvalid) % N is negative in C: (head + N - nvalid) % N.
  * 5. The freeze exit is checked on every ACK, before the ECN test (as the
  *    artifact), so a frozen PDC whose ACKs are all marked still thaws.
- * 6. Idle: after the transport reports idle_ns without sending, the ring is
- *    cleared (cached paths may have changed). Not while frozen: the frozen
- *    ring is the only set of paths REPS trusts, and an empty one would
- *    send every packet to a random EV, into the failure it froze for; its
- *    entries are only marked invalid (frozen REPS recycles them anyway).
+ * 6. Idle: the pseudo-code keeps the ring through a pause, and so does
+ *    the default. A cached EV that went stale during the pause is on a
+ *    dead or congested path with the same odds as a random one, so
+ *    forgetting it gains nothing, while a PDC that talks in bursts (an
+ *    MPI collective) would explore one window of random EVs per burst:
+ *    through a failure that sent 7x the packets into the dead link.
+ *    idle_ns > 0 clears the ring after that long without sending; a
+ *    frozen ring is then only marked invalid, since an empty one would
+ *    send every packet to a random EV, into the failure it froze for.
  * 7. EVs NACKed in the fabric, lost or timed out are never cached; a NACK
  *    for a trim at the receiver's own port (incast) is good news about the
  *    path, cached unless CE marked, as the UEC reference simulator does
@@ -195,8 +199,8 @@ reps_feedback(void *stp, const struct uet_lb_feedback *fb)
 			events |= freeze(st, cfg, fb->now_ns);
 		return events;
 	case UET_LB_FB_IDLE:
-		idle = cfg != NULL && cfg->idle_ns ? cfg->idle_ns : 4 * fb->base_rtt_ns;
-		if (fb->idle_ns <= idle)
+		idle = cfg != NULL ? cfg->idle_ns : 0;
+		if (idle == 0 || fb->idle_ns <= idle)
 			return events;
 		if (st->frozen) {
 			st->valid = 0;

@@ -272,16 +272,36 @@ test_reps_frozen_partial_and_empty_ring(void **state)
 	assert_no_hidden_draws(&t);
 }
 
+/* By default (the paper's pseudo-code) a pause changes nothing: the cached
+ * EVs are used in order, however long the PDC was quiet. */
 static void
-test_reps_idle_clears_cache(void **state)
+test_reps_idle_keeps_cache_by_default(void **state)
 {
 	struct lbt t;
 
 	(void)state;
-	lbt_init(&t, &uet_lb_reps, 1000, 256, NULL, 14);
+	lbt_init(&t, &uet_lb_reps, 1000, 256, NULL, 13);
 	ack(&t, 1200, false);
 	ack(&t, 1201, false);
-	/* Idle below 4 x base RTT: the cache stays. */
+	fb_full(&t, UET_LB_FB_IDLE, 0, false, 1000000 * BASE_RTT_NS);
+	assert_int_equal(send(&t), 1200);
+	assert_int_equal(send(&t), 1201);
+	assert_int_equal(send(&t), rnd(&t)); /* ring used up: explore */
+	assert_no_hidden_draws(&t);
+}
+
+/* With idle_ns set, a longer pause clears the ring. */
+static void
+test_reps_idle_clears_cache(void **state)
+{
+	struct uet_lb_reps_cfg cfg = { .idle_ns = 4 * BASE_RTT_NS };
+	struct lbt t;
+
+	(void)state;
+	lbt_init(&t, &uet_lb_reps, 1000, 256, &cfg, 14);
+	ack(&t, 1200, false);
+	ack(&t, 1201, false);
+	/* Idle for idle_ns exactly: the cache stays. */
 	fb_full(&t, UET_LB_FB_IDLE, 0, false, 4 * BASE_RTT_NS);
 	assert_int_equal(send(&t), 1200);
 	/* Longer: cleared, explore. */
@@ -297,11 +317,12 @@ test_reps_idle_clears_cache(void **state)
 static void
 test_reps_frozen_idle_keeps_its_paths(void **state)
 {
+	struct uet_lb_reps_cfg cfg = { .idle_ns = 4 * BASE_RTT_NS };
 	struct lbt t;
 	int i;
 
 	(void)state;
-	lbt_init(&t, &uet_lb_reps, 1000, 256, NULL, 18);
+	lbt_init(&t, &uet_lb_reps, 1000, 256, &cfg, 18);
 	ack(&t, 1300, false);
 	ack(&t, 1301, false);
 	ack(&t, 1302, false);
@@ -858,6 +879,7 @@ main(void)
 		cmocka_unit_test(test_reps_algorithms_1_2_step_by_step),
 		cmocka_unit_test(test_reps_freezing_entry_recycle_exit_explore),
 		cmocka_unit_test(test_reps_frozen_partial_and_empty_ring),
+		cmocka_unit_test(test_reps_idle_keeps_cache_by_default),
 		cmocka_unit_test(test_reps_idle_clears_cache),
 		cmocka_unit_test(test_reps_frozen_idle_keeps_its_paths),
 		cmocka_unit_test(test_reps_reuse_variant),
