@@ -32,6 +32,7 @@ enum uet_err {
 	UET_ERR_CANCELED = -217,    /* a posted receive was canceled */
 	UET_ERR_TRUNCATED = -218,   /* the message was longer than the receive's
 				     * buffer: what fitted was placed */
+	UET_ERR_NO_MSG = -219,      /* uet_ep_peek(): no message matches */
 };
 
 /* Short, static, human-readable name of an error code. */

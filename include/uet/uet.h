@@ -433,17 +433,54 @@ struct uet_recv_req {
 				 * ((msg_tag ^ tag) & ~ignore) == 0 */
 	uint32_t src_ip;        /* 0 = from any peer */
 	void *user;             /* returned in recv_done */
+	uint64_t claim;         /* nonzero: take the message claimed with
+				 * this handle (uet_ep_claim); tagged, tag,
+				 * ignore and src_ip are then not used */
 };
 
 /*
  * Post a receive. The oldest unexpected message it matches, if any, is
  * taken at once (recv_done may run inside this call when it had arrived
- * whole). *handle identifies it for uet_ep_cancel_recv. Returns 0,
- * UET_ERR_NOBUFS (max_posted_recvs posted), UET_ERR_INVAL (no matching
- * configured, or a NULL buffer with len > 0).
+ * whole); with q->claim, the claimed message. *handle identifies it for
+ * uet_ep_cancel_recv. Returns 0, UET_ERR_NOBUFS (max_posted_recvs
+ * posted), UET_ERR_INVAL (no matching configured, a NULL buffer with
+ * len > 0, or a claim handle that holds no claimed message).
  */
 int uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *r, uint64_t *handle,
 		     uint64_t now_ns);
+
+/* What uet_ep_peek() found: a message no receive has taken yet. */
+struct uet_peek {
+	uint32_t src_ip;
+	uint16_t pdc_id;
+	uint16_t msg_id;
+	bool tagged;
+	uint64_t tag;
+	uint32_t msg_len;
+	bool has_data;          /* the sender's header data (HD) */
+	uint64_t data;
+	const uint8_t *bytes;   /* all msg_len bytes, when the message arrived
+				 * whole and is held; else NULL. Valid until
+				 * the next call on the endpoint */
+	uint64_t handle;        /* for uet_ep_claim(); valid as long as bytes */
+};
+
+/*
+ * Peek: the message a receive q would take if it were posted now (q's
+ * buffer, length, user and claim are not used), among those whose first
+ * packet (SOM, with the header data) has arrived; nothing changes. Returns
+ * 0 and fills *out, UET_ERR_NO_MSG, or UET_ERR_INVAL (no matching
+ * configured). A message the receiver had no buffer for (deferred, under
+ * match_in_order) is seen once its first packet has come.
+ */
+int uet_ep_peek(struct uet_ep *ep, const struct uet_recv_req *q, struct uet_peek *out);
+
+/*
+ * Claim the message uet_ep_peek() found (out->handle, before any other
+ * call on the endpoint): no receive or peek takes it any more but a
+ * receive posted with claim = handle. Returns 0 or UET_ERR_INVAL.
+ */
+int uet_ep_claim(struct uet_ep *ep, uint64_t handle);
 
 /*
  * Cancel a posted receive that no message has matched yet: its recv_done

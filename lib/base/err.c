@@ -24,6 +24,7 @@ uet_strerror(int err)
 	case UET_ERR_NOT_UET: return "not a UET frame";
 	case UET_ERR_CANCELED: return "receive canceled";
 	case UET_ERR_TRUNCATED: return "message truncated";
+	case UET_ERR_NO_MSG: return "no matching message";
 	default: return "unknown error";
 	}
 }

@@ -455,6 +455,8 @@ void match_destroy(struct uet_ep *ep);
 int match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h,
 		uint32_t *rec);
 void match_defer(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t now);
+/* match_check() refused a packet of a known message (rec): its header. */
+void match_refused(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h);
 uint32_t match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint32_t rec,
 		     uint64_t now);
 void match_data(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h, const uint8_t *data,

@@ -24,6 +24,11 @@
  * was held first is copied over when a receive takes it. The receive
  * completes when the message is whole (recv_done), truncated to its
  * buffer if longer.
+ *
+ * uet_ep_peek() looks at the unexpected queue as a receive would take from
+ * it (libfabric's FI_PEEK: MPI_Probe); uet_ep_claim() takes the message it
+ * found out of the queue for a later receive that names it (FI_CLAIM:
+ * MPI_Mprobe and MPI_Mrecv).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +62,12 @@ struct m_msg {
 	uint8_t has_data;     /* the first packet came with header data */
 	uint8_t deferred;     /* matched without a buffer: its packets are
 			       * refused until a receive takes it */
+	uint8_t som;          /* its first packet came: the header data is
+			       * known (uet_ep_peek) */
+	uint8_t claimed;      /* uet_ep_claim(): out of the unexpected queue,
+			       * only a receive with its handle takes it */
+	int status;           /* claimed, and its PDC went away: the claim's
+			       * receive fails with this */
 	uint64_t data;
 };
 
@@ -296,7 +307,7 @@ bind(struct uet_ep *ep, struct m_msg *g, struct m_recv *r, uint64_t now)
 		slot_release(m, g);
 	}
 	if (g->done)
-		finish(ep, g, 0, now);
+		finish(ep, g, g->status, now);
 }
 
 static struct m_recv *
@@ -374,9 +385,9 @@ match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *
 		if (g->msg_len != h->ses.request_len || g->tagged != tagged ||
 		    g->tag != (tagged ? h->ses.match_bits : 0))
 			return MATCH_MALFORMED;
-		if (g->done || (g->deferred && g->recv == NONE32))
-			return UET_NACK_NO_SES_MSG_AVAIL;
 		*rec = i;
+		if (g->done || (g->deferred && g->recv == NONE32))
+			return UET_NACK_NO_SES_MSG_AVAIL; /* match_refused() */
 		return 0;
 	}
 	memset(&probe, 0, sizeof(probe));
@@ -473,10 +484,38 @@ new_record(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, bool defer
 	return i;
 }
 
+/* The first packet's header: the message's header data, if any. */
+static void
+som_seen(struct m_msg *g, const struct uet_hdr *h)
+{
+	g->som = 1;
+	if (h->ses.flags & UET_SES_F_HD) {
+		g->has_data = 1;
+		g->data = h->ses.header_data;
+	}
+}
+
+void
+match_refused(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h)
+{
+	struct m_msg *g = &ep->match->msg[rec];
+
+	/* A deferred message's first packet, refused like the others: a
+	 * peek sees the message from now on. */
+	if (g->deferred && !g->som && (h->ses.flags & UET_SES_F_SOM))
+		som_seen(g, h);
+}
+
 void
 match_defer(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t now)
 {
-	(void)new_record(ep, p, h, true, now);
+	uint32_t i = new_record(ep, p, h, true, now);
+	struct m_msg *g = &ep->match->msg[i];
+
+	/* Refused, but its header is what its sender will resend: a peek
+	 * may see the message before a receive lets its bytes in. */
+	if (g->used && g->msg_id == h->ses.msg_id && (h->ses.flags & UET_SES_F_SOM))
+		som_seen(g, h);
 }
 
 void
@@ -490,10 +529,8 @@ match_data(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h, const uint8
 	if (rec == NONE32 || !m->msg[rec].used || m->msg[rec].msg_id != h->ses.msg_id)
 		return;
 	g = &m->msg[rec];
-	if ((h->ses.flags & (UET_SES_F_SOM | UET_SES_F_HD)) == (UET_SES_F_SOM | UET_SES_F_HD)) {
-		g->has_data = 1;
-		g->data = h->ses.header_data;
-	}
+	if (h->ses.flags & UET_SES_F_SOM)
+		som_seen(g, h);
 	/* match_check saw this header agree with the record: within it. */
 	if (off >= g->msg_len || len == 0)
 		return;
@@ -525,8 +562,11 @@ match_end(struct uet_ep *ep, const struct pdc *p, uint16_t msg_id, int status, u
 		finish(ep, g, status, now);
 		return;
 	}
-	if (status == 0) {
+	if (status == 0 || g->claimed) {
+		/* A claimed message waits for the receive that names it,
+		 * which then fails with the PDC. */
 		g->done = 1;
+		g->status = status;
 		return;
 	}
 	/* Half received when its PDC went away: nothing to take. */
@@ -562,6 +602,9 @@ match_pdc_gone(struct uet_ep *ep, struct pdc *p, int status, uint64_t now)
 			continue;
 		if (g->recv != NONE32) {
 			finish(ep, g, status, now);
+		} else if (g->claimed) {
+			g->done = 1;
+			g->status = status;
 		} else {
 			LIST_UNLINK(m->msg, m->unexp_head, m->unexp_tail, i);
 			msg_release(m, g);
@@ -583,6 +626,83 @@ match_pdc_gone(struct uet_ep *ep, struct pdc *p, int status, uint64_t now)
 		place(ep, &m->msg[(uint32_t)m->scratch[i]], now);
 }
 
+/* Peek and claim handles: (admission order << 32) | (record + 1), never 0. */
+static uint64_t
+msg_handle(const struct match *m, const struct m_msg *g)
+{
+	return (uint64_t)g->seq << 32 | ((uint32_t)(g - m->msg) + 1);
+}
+
+/* The record a handle names, if it still holds that message. */
+static struct m_msg *
+claimed_msg(struct match *m, uint64_t handle)
+{
+	uint32_t i = (uint32_t)handle - 1;
+
+	if ((uint32_t)handle == 0 || i >= m->n_msg || !m->msg[i].used ||
+	    m->msg[i].seq != (uint32_t)(handle >> 32))
+		return NULL;
+	return &m->msg[i];
+}
+
+int
+uet_ep_peek(struct uet_ep *ep, const struct uet_recv_req *q, struct uet_peek *out)
+{
+	struct match *m;
+	struct m_recv probe;
+	uint32_t i;
+
+	if (ep == NULL || q == NULL || out == NULL || ep->match == NULL)
+		return UET_ERR_INVAL;
+	m = ep->match;
+	memset(&probe, 0, sizeof(probe));
+	probe.tagged = q->tagged;
+	probe.tag = q->tag;
+	probe.ignore = q->ignore;
+	probe.src_ip = q->src_ip;
+	/* As uet_ep_post_recv() would: the oldest it takes. */
+	for (i = m->unexp_head; i != NONE32; i = m->msg[i].next) {
+		const struct m_msg *g = &m->msg[i];
+
+		if (!recv_takes(&probe, g))
+			continue;
+		if (!g->som)
+			return UET_ERR_NO_MSG; /* the one a receive takes, not yet seen */
+		memset(out, 0, sizeof(*out));
+		out->src_ip = g->src_ip;
+		out->pdc_id = g->pdc_id;
+		out->msg_id = g->msg_id;
+		out->tagged = g->tagged;
+		out->tag = g->tag;
+		out->msg_len = g->msg_len;
+		out->has_data = g->has_data;
+		out->data = g->data;
+		if (g->done && g->slot != NONE32)
+			out->bytes = m->slots + (size_t)g->slot * m->slot_bytes;
+		out->handle = msg_handle(m, g);
+		return 0;
+	}
+	return UET_ERR_NO_MSG;
+}
+
+int
+uet_ep_claim(struct uet_ep *ep, uint64_t handle)
+{
+	struct m_msg *g;
+
+	if (ep == NULL || ep->match == NULL)
+		return UET_ERR_INVAL;
+	g = claimed_msg(ep->match, handle);
+	/* In the unexpected queue: neither waiting its turn, taken nor
+	 * claimed already. */
+	if (g == NULL || g->claimed || g->waiting || g->recv != NONE32)
+		return UET_ERR_INVAL;
+	LIST_UNLINK(ep->match->msg, ep->match->unexp_head, ep->match->unexp_tail,
+		    (uint32_t)(g - ep->match->msg));
+	g->claimed = 1;
+	return 0;
+}
+
 int
 uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *q, uint64_t *handle,
 		 uint64_t now_ns)
@@ -591,9 +711,16 @@ uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *q, uint64_t *hand
 	struct m_recv *r;
 	uint32_t i;
 
+	struct m_msg *claimed = NULL;
+
 	if (ep == NULL || q == NULL || ep->match == NULL || (q->buf == NULL && q->len > 0))
 		return UET_ERR_INVAL;
 	m = ep->match;
+	if (q->claim != 0) {
+		claimed = claimed_msg(m, q->claim);
+		if (claimed == NULL || !claimed->claimed || claimed->recv != NONE32)
+			return UET_ERR_INVAL;
+	}
 	if (m->n_recv_free == 0)
 		return UET_ERR_NOBUFS;
 	i = m->recv_free[--m->n_recv_free];
@@ -610,6 +737,10 @@ uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *q, uint64_t *hand
 	if (handle != NULL)
 		*handle = (uint64_t)r->gen << 32 | i;
 	LIST_APPEND(m->recv, m->posted_head, m->posted_tail, i);
+	if (claimed != NULL) {
+		bind(ep, claimed, r, now_ns);
+		return 0;
+	}
 	/* The oldest unexpected message it takes. */
 	for (i = m->unexp_head; i != NONE32; i = m->msg[i].next) {
 		if (recv_takes(r, &m->msg[i])) {

@@ -482,6 +482,8 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 			if (!created)
 				match_defer(ep, p, h, now);
 			code = UET_NACK_NO_SES_MSG_AVAIL;
+		} else if (code != 0 && mrec != NONE32) {
+			match_refused(ep, mrec, h);
 		}
 		if (code != 0)
 			return refuse(ep, p, h, meta, created, (uint8_t)code);

@@ -41,6 +41,18 @@ config(struct uet_ep_config *c)
 	n_done = 0;
 }
 
+/* In send order, a sender that gives up after 3 timeouts and a target
+ * that drops a PDC idle for 2 ms: PDCs that go away. */
+static void
+config_dying(struct uet_ep_config *c)
+{
+	config(c);
+	c->match_in_order = true;
+	c->rto_min_ns = 20000;
+	c->max_rto_retx = 3;
+	c->pdc_target_idle_ns = 2000000;
+}
+
 /* A message from a to b: the duo pattern of pat_tag, sent with tag (and as
  * UET_SEND when untagged). */
 static void
@@ -80,6 +92,18 @@ expect_bytes(const uint8_t *buf, uint64_t pat_tag, uint32_t len)
 
 	for (i = 0; i < len; i++)
 		assert_int_equal(buf[i], duo_pattern(pat_tag, i));
+}
+
+/* The receive 'user' completed whole: len bytes of the pattern pat. */
+static void
+expect_recv(uintptr_t user, const uint8_t *buf, uint64_t pat, uint32_t len)
+{
+	const struct uet_recv_done *x = done_of(user);
+
+	assert_non_null(x);
+	assert_int_equal(x->status, 0);
+	assert_int_equal(x->len, len);
+	expect_bytes(buf, pat, len);
 }
 
 /* Tags under ignore bits, the source, tagged against untagged, and the
@@ -350,11 +374,7 @@ test_pdc_gone_ends_the_wait(void **state)
 	struct duo d;
 
 	(void)state;
-	config(&c);
-	c.match_in_order = true;
-	c.rto_min_ns = 20000;
-	c.max_rto_retx = 3;
-	c.pdc_target_idle_ns = 2000000;
+	config_dying(&c);
 	assert_int_equal(duo_init(&d, &c), 0);
 	d.filter = drop_first_msg;
 	post(&d, b, sizeof(b), true, 32, 0, 0, 1);
@@ -565,10 +585,8 @@ test_deferred_long_message(void **state)
 	assert_true(duo_run(&d, d.now + 100000000));
 	assert_int_equal(n_done, 3);
 	assert_int_equal(done_of(1)->tag, 300);
-	assert_int_equal(done_of(1)->len, 40960);
-	expect_bytes(any, 300, 40960);
-	assert_int_equal(done_of(302)->len, 40960);
-	expect_bytes(big, 302, 40960);
+	expect_recv(1, any, 300, 40960);
+	expect_recv(302, big, 302, 40960);
 	assert_int_equal(d.a.tx_done_ok, 3);
 	assert_int_equal(d.a.tx_done_err, 0);
 	/* Nothing left behind: a later message matches at once. */
@@ -579,6 +597,165 @@ test_deferred_long_message(void **state)
 	duo_fini(&d);
 }
 
+/* Peek and claim (libfabric's FI_PEEK and FI_CLAIM: MPI_Iprobe,
+ * MPI_Improbe and MPI_Mrecv): a peek reports the message a receive would
+ * take (oldest first, tag under ignore bits, source, tagged or not) with
+ * its length, header data and, when held whole, its bytes, and changes
+ * nothing; a claimed message is taken by no other receive or peek, only by
+ * the receive that names it, also when it was deferred for want of a
+ * buffer (its bytes arrive then). */
+static struct uet_peek
+peek(struct duo *d, bool tagged, uint64_t tag, uint64_t ignore, uint32_t src, int want)
+{
+	struct uet_recv_req q = { .tagged = tagged, .tag = tag, .ignore = ignore, .src_ip = src };
+	struct uet_peek pk;
+
+	memset(&pk, 0, sizeof(pk));
+	assert_int_equal(uet_ep_peek(d->b.ep, &q, &pk), want);
+	return pk;
+}
+
+static void
+test_peek_and_claim(void **state)
+{
+	static uint8_t b41[3000], b43[65536], b44[16], b42[8192], other[8192];
+	struct uet_ep_config c;
+	struct uet_peek pk, pk43, pk44;
+	struct uet_recv_req q = { 0 };
+	struct duo d;
+	uint64_t h;
+	uint32_t i;
+
+	(void)state;
+	config(&c);
+	c.match_in_order = true;
+	c.rto_min_ns = 20000;
+	assert_int_equal(duo_init(&d, &c), 0);
+	(void)peek(&d, true, 0, ~0ull, 0, UET_ERR_NO_MSG);
+	send_data(&d, 0x41, 3000, true, 0x4141ull, 41);
+	send_msg(&d, 0x42, 0x42, 5000, false);
+	send_msg(&d, 0x43, 0x43, 40960, false); /* longer than a buffer: deferred */
+	send_data(&d, 0x44, 0, true, 0x4444ull, 44);
+	assert_false(duo_run(&d, d.now + 2000000));
+	assert_int_equal(n_done, 0);
+	/* The oldest of any tag 0x4?, as a receive would take it. */
+	pk = peek(&d, true, 0x40, 0x0f, 0, 0);
+	assert_int_equal(pk.tag, 0x41);
+	assert_true(pk.tagged);
+	assert_int_equal(pk.msg_len, 3000);
+	assert_int_equal(pk.src_ip, d.a.ip);
+	assert_true(pk.has_data);
+	assert_true(pk.data == 0x4141ull);
+	assert_non_null(pk.bytes);
+	expect_bytes(pk.bytes, 7, 3000);
+	/* Peeking again finds it again; other sources, untagged receives and
+	 * other tags find nothing. */
+	assert_true(peek(&d, true, 0x41, 0, d.a.ip, 0).handle == pk.handle);
+	(void)peek(&d, true, 0x41, 0, 0x0a0000ee, UET_ERR_NO_MSG);
+	(void)peek(&d, false, 0, 0, 0, UET_ERR_NO_MSG);
+	(void)peek(&d, true, 0x45, 0, 0, UET_ERR_NO_MSG);
+	/* Claimed: the next peek skips it, a receive for its tag does not
+	 * take it, a second claim is refused. */
+	assert_int_equal(uet_ep_claim(d.b.ep, pk.handle), 0);
+	assert_int_equal(uet_ep_claim(d.b.ep, pk.handle), UET_ERR_INVAL);
+	assert_int_equal(peek(&d, true, 0x40, 0x0f, 0, 0).tag, 0x42);
+	h = post(&d, other, sizeof(other), true, 0x41, 0, 0, 99);
+	assert_int_equal(n_done, 0);
+	assert_int_equal(uet_ep_cancel_recv(d.b.ep, h, d.now), 0);
+	assert_int_equal(n_done, 1);
+	assert_int_equal(done[0].status, UET_ERR_CANCELED);
+	/* The receive that names it takes it, at once (it is whole). */
+	q.buf = b41;
+	q.len = sizeof(b41);
+	q.user = (void *)41;
+	q.claim = pk.handle;
+	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, d.now), 0);
+	assert_int_equal(n_done, 2);
+	expect_recv(41, b41, 7, 3000);
+	assert_int_equal(done_of(41)->tag, 0x41);
+	assert_true(done_of(41)->data == 0x4141ull);
+	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, d.now), UET_ERR_INVAL);
+	/* The deferred one: seen with its length, no bytes held; claimed
+	 * and then received whole as its sender resends it. */
+	pk43 = peek(&d, true, 0x43, 0, 0, 0);
+	assert_int_equal(pk43.msg_len, 40960);
+	assert_null(pk43.bytes);
+	assert_false(pk43.has_data);
+	pk44 = peek(&d, true, 0x44, 0, 0, 0);
+	assert_int_equal(pk44.msg_len, 0);
+	assert_true(pk44.has_data);
+	assert_true(pk44.data == 0x4444ull);
+	assert_int_equal(uet_ep_claim(d.b.ep, pk43.handle), 0);
+	assert_int_equal(uet_ep_claim(d.b.ep, pk44.handle), 0);
+	(void)peek(&d, true, 0x43, 0, 0, UET_ERR_NO_MSG);
+	q.buf = b43;
+	q.len = sizeof(b43);
+	q.user = (void *)43;
+	q.claim = pk43.handle;
+	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, d.now), 0);
+	q.buf = b44;
+	q.len = sizeof(b44);
+	q.user = (void *)44;
+	q.claim = pk44.handle;
+	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, d.now), 0);
+	post(&d, b42, sizeof(b42), true, 0x42, 0, 0, 42);
+	assert_true(duo_run(&d, d.now + 100000000));
+	assert_int_equal(n_done, 5);
+	expect_recv(43, b43, 0x43, 40960);
+	expect_recv(44, b44, 0x44, 0);
+	assert_true(done_of(44)->data == 0x4444ull);
+	expect_recv(42, b42, 0x42, 5000);
+	assert_int_equal(d.a.tx_done_ok, 4);
+	/* Nothing is left: every record and buffer came back. */
+	for (i = 0; i < 4; i++)
+		send_msg(&d, 0x50 + i, 0x50 + i, 8192, false);
+	assert_true(duo_run(&d, d.now + 10000000));
+	for (i = 0; i < 4; i++)
+		assert_int_equal(peek(&d, true, 0x50 + i, 0, 0, 0).msg_len, 8192);
+	duo_fini(&d);
+}
+
+/* A claimed message whose PDC goes away half received: the receive that
+ * names it fails with the PDC's error, at once. */
+static bool
+drop_rest_of_61(struct duo *d, struct duo_pkt *p, bool a_to_b)
+{
+	(void)d;
+	return !(a_to_b && (p->meta.kind == UET_PKT_DATA || p->meta.kind == UET_PKT_RETX) &&
+		 (uintptr_t)p->meta.msg_user == 0x61 && p->meta.msg_offset > 0);
+}
+
+static void
+test_claimed_message_of_a_dead_pdc(void **state)
+{
+	static uint8_t b[16384];
+	struct uet_ep_config c;
+	struct uet_recv_req q = { .buf = b, .len = sizeof(b), .user = (void *)61 };
+	struct uet_peek pk;
+	struct duo d;
+	uint64_t h;
+
+	(void)state;
+	config_dying(&c);
+	assert_int_equal(duo_init(&d, &c), 0);
+	d.filter = drop_rest_of_61;
+	send_msg(&d, 0x61, 0x61, 12000, false);
+	duo_run(&d, d.now + 200000);
+	pk = peek(&d, true, 0x61, 0, 0, 0);
+	assert_int_equal(pk.msg_len, 12000);
+	assert_null(pk.bytes); /* not whole */
+	assert_int_equal(uet_ep_claim(d.b.ep, pk.handle), 0);
+	duo_run(&d, d.now + 100000000);
+	assert_int_equal(d.a.tx_done_err, 1);
+	assert_int_equal(n_done, 0);
+	q.claim = pk.handle;
+	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, d.now), 0);
+	assert_int_equal(n_done, 1);
+	assert_true(done[0].status != 0);
+	assert_int_equal(done[0].tag, 0x61);
+	duo_fini(&d);
+}
+
 /* Bad calls and bounds. */
 static void
 test_bad_calls(void **state)
@@ -586,6 +763,7 @@ test_bad_calls(void **state)
 	static uint8_t b[16];
 	struct uet_ep_config c;
 	struct uet_recv_req q = { .buf = b, .len = sizeof(b), .tagged = true };
+	struct uet_peek pk;
 	struct duo d;
 	const char *why = NULL;
 	uint64_t h;
@@ -597,6 +775,8 @@ test_bad_calls(void **state)
 	/* No matching configured. */
 	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, 0), UET_ERR_INVAL);
 	assert_int_equal(uet_ep_cancel_recv(d.b.ep, 0, 0), UET_ERR_INVAL);
+	assert_int_equal(uet_ep_peek(d.b.ep, &q, &pk), UET_ERR_INVAL);
+	assert_int_equal(uet_ep_claim(d.b.ep, 1), UET_ERR_INVAL);
 	duo_fini(&d);
 	config(&c);
 	assert_int_equal(duo_init(&d, &c), 0);
@@ -607,6 +787,12 @@ test_bad_calls(void **state)
 		assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, 0), 0);
 	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, 0), UET_ERR_NOBUFS);
 	assert_int_equal(uet_ep_cancel_recv(d.b.ep, 0xfffff, 0), UET_ERR_INVAL);
+	/* Claim handles that name nothing. */
+	assert_int_equal(uet_ep_claim(d.b.ep, 0), UET_ERR_INVAL);
+	assert_int_equal(uet_ep_claim(d.b.ep, 0xffffffffull), UET_ERR_INVAL);
+	assert_int_equal(uet_ep_claim(d.b.ep, 1), UET_ERR_INVAL);
+	q.claim = 1;
+	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, 0), UET_ERR_INVAL);
 	duo_fini(&d);
 	config(&c);
 	c.max_posted_recvs = 1u << 20;
@@ -630,6 +816,8 @@ main(void)
 		cmocka_unit_test(test_cancel_from_callback),
 		cmocka_unit_test(test_header_data),
 		cmocka_unit_test(test_deferred_long_message),
+		cmocka_unit_test(test_peek_and_claim),
+		cmocka_unit_test(test_claimed_message_of_a_dead_pdc),
 		cmocka_unit_test(test_bad_calls),
 	};
 
