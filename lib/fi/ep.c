@@ -104,6 +104,8 @@ fi_err_of(int status)
 		return FI_ETRUNC;
 	case UET_ERR_NOBUFS:
 		return FI_ENOBUFS;
+	case UET_ERR_NO_MSG:
+		return FI_ENOMSG;
 	default:
 		return FI_EIO;
 	}
@@ -124,7 +126,7 @@ op_complete(struct ufi_op *op, int status, uint64_t len, uint64_t olen, uint64_t
 	if (op->reported)
 		return;
 	op->reported = true;
-	if (rx && status == 0)
+	if (rx && status == 0 && !op->peek)
 		ufi_io_rx_bytes(ep->dom->io, len);
 	if (cq == NULL)
 		return;
@@ -143,7 +145,7 @@ op_complete(struct ufi_op *op, int status, uint64_t len, uint64_t olen, uint64_t
 			.prov_errno = -status,
 		};
 
-		if (status != UET_ERR_CANCELED)
+		if (status != UET_ERR_CANCELED && status != UET_ERR_NO_MSG)
 			ep->errors++;
 		if (ufi_cq_push_err(cq, &e, src) != 0)
 			UFI_WARN(FI_LOG_CQ, "no memory for an error completion: lost\n");
@@ -195,12 +197,20 @@ issue(struct ufi_op *op, unsigned sub)
 		r.has_data = op->has_data;
 		r.data = op->data;
 	} else if (sub == SUB_RTS) {
-		/* No bytes: it fits any receive; the length and the token
-		 * travel as header data. */
-		r.buf = zero_len_buf;
+		/* The length and the token as its bytes (every tagged receive
+		 * holds them: do_recv), the application's CQ data as its
+		 * header data, so that a peek reports both. */
+		uint64_t len = op->len;
+
+		for (unsigned i = 0; i < 8; i++)
+			op->rts[i] = (uint8_t)(len >> (8 * i));
+		for (unsigned i = 0; i < 4; i++)
+			op->rts[8 + i] = (uint8_t)(op->token >> (8 * i));
+		r.buf = op->rts;
+		r.len = UFI_RTS_BYTES;
 		r.tag = op->tag | UFI_TAG_RTS;
-		r.has_data = true;
-		r.data = op->len << 32 | op->token;
+		r.has_data = op->has_data;
+		r.data = op->data;
 	} else { /* receiver's clear-to-send */
 		r.buf = zero_len_buf;
 		r.tag = UFI_TAG_CTRL | UFI_TAG_CTS | op->token;
@@ -249,6 +259,18 @@ ufi_ep_retry(struct ufi_ep *ep)
 	}
 }
 
+/* A request to send's length and token, from its bytes. */
+static void
+rts_parse(const uint8_t *b, uint64_t *len, uint32_t *token)
+{
+	*len = 0;
+	*token = 0;
+	for (unsigned i = 0; i < 8; i++)
+		*len |= (uint64_t)b[i] << (8 * i);
+	for (unsigned i = 0; i < 4; i++)
+		*token |= (uint32_t)b[8 + i] << (8 * i);
+}
+
 /* The receive of a rendezvous's data, into the application's buffer,
  * then the clear-to-send that lets it come. */
 static void
@@ -256,13 +278,17 @@ rendezvous_accept(struct ufi_op *op, const struct uet_recv_done *d)
 {
 	struct ufi_ep *ep = op->ep;
 	struct uet_recv_req q = { 0 };
+	uint64_t len; /* the data message's own length is what counts */
 	int rc;
 
 	op->rv = RV_DATA;
 	op->tag = d->tag & ~(uint64_t)UFI_TAG_RTS;
 	op->ip = d->src_ip;
-	op->token = (uint32_t)d->data; /* the length, d->data >> 32, is the data's */
-	q.buf = op->len > 0 ? op->buf : zero_len_buf;
+	rts_parse(op->bounce ? op->rts : op->buf, &len, &op->token);
+	op->bounce = false;
+	q.buf = op->len > 0 && !op->discard ? op->buf : zero_len_buf;
+	if (op->discard)
+		op->len = 0;
 	q.len = (uint32_t)op->len; /* the application's buffer */
 	q.tagged = true;
 	q.tag = UFI_TAG_CTRL | op->token;
@@ -312,13 +338,34 @@ on_recv_done(void *user, const struct uet_recv_done *d)
 		} else if (d->status != 0) {
 			op_fail(op, d->status);
 		}
-	} else if (op->rv == RV_NONE && d->status == 0 && (d->tag & UFI_TAG_RTS) &&
-		   (op->flags & FI_TAGGED)) {
-		rendezvous_accept(op, d);
+	} else if (op->rv == RV_NONE && (d->tag & UFI_TAG_RTS) && (op->flags & FI_TAGGED)) {
+		/* A request to send (every tagged receive holds one whole). */
+		if (d->status == 0 && d->msg_len == UFI_RTS_BYTES)
+			rendezvous_accept(op, d);
+		else
+			op_complete(op, d->status != 0 ? d->status : UET_ERR_MALFORMED, 0, 0,
+				    d->tag & UFI_TAG_USER, false, 0, d->src_ip);
 	} else {
 		uint64_t tag = op->rv == RV_DATA ? op->tag : d->tag;
+		uint64_t len = d->len;
+		int status = d->status;
 
-		op_complete(op, d->status, d->len, d->msg_len > d->len ? d->msg_len - d->len : 0,
+		if (op->bounce) {
+			/* Landed in rts[]: the application's part of it. */
+			len = d->msg_len < op->len ? d->msg_len : op->len;
+			if (len > 0)
+				memcpy(op->buf, op->rts, len);
+			if (status == UET_ERR_TRUNCATED && d->msg_len <= op->len)
+				status = 0;
+			else if (status == 0 && d->msg_len > op->len)
+				status = UET_ERR_TRUNCATED;
+		}
+		if (op->discard) {
+			len = 0; /* FI_DISCARD: gone, as asked */
+			if (status == UET_ERR_TRUNCATED)
+				status = 0;
+		}
+		op_complete(op, status, len, d->msg_len > len ? d->msg_len - len : 0,
 			    tag & UFI_TAG_USER, d->has_data, d->data, d->src_ip);
 	}
 	op_release(op);
@@ -463,12 +510,89 @@ out:
 	return ret;
 }
 
+/* The libuet receive for the application's: tags in its space, and
+ * requests to send in them; never the provider's own messages. */
+static void
+recv_req(struct uet_recv_req *q, bool tagged, uint64_t tag, uint64_t ignore, uint32_t src_ip)
+{
+	memset(q, 0, sizeof(*q));
+	q->tagged = tagged;
+	q->tag = tagged ? tag & UFI_TAG_USER : 0;
+	q->ignore = tagged ? (ignore & UFI_TAG_USER) | UFI_TAG_RTS : 0;
+	q->src_ip = src_ip;
+}
+
+/* FI_PEEK: the message a receive would take now, reported at once in the
+ * CQ (FI_ENOMSG when there is none); with FI_CLAIM it is set aside for the
+ * receive that names the same context; with FI_DISCARD it is dropped. */
+static ssize_t
+do_peek(struct ufi_ep *ep, struct uet_recv_req *q, void *context, uint64_t flags)
+{
+	struct fi_context *fc = context;
+	struct uet_peek pk;
+	struct ufi_op *op;
+	uint64_t len, tag;
+	uint32_t token;
+	int rc;
+
+	if ((flags & (FI_CLAIM | FI_DISCARD)) && context == NULL)
+		return -FI_EINVAL; /* the claim lives in the application's fi_context */
+	op = op_get(ep);
+	if (op == NULL)
+		return -FI_EAGAIN;
+	op->context = context;
+	op->flags = FI_RECV | (q->tagged ? FI_TAGGED : FI_MSG) | FI_COMPLETION;
+	ufi_progress(ep->dom); /* what has arrived by now */
+	rc = uet_ep_peek(ep->uep, q, &pk);
+	len = pk.msg_len;
+	tag = pk.tag & UFI_TAG_USER;
+	if (rc == 0 && q->tagged && (pk.tag & UFI_TAG_RTS)) {
+		/* A rendezvous: the length is in the request's bytes, which
+		 * are not held while it waits for a buffer (deferred). */
+		if (pk.bytes != NULL)
+			rts_parse(pk.bytes, &len, &token);
+		else
+			rc = UET_ERR_NO_MSG;
+	}
+	if (rc == 0 && (flags & (FI_CLAIM | FI_DISCARD)))
+		rc = uet_ep_claim(ep->uep, pk.handle);
+	if (rc != 0) {
+		op_complete(op, rc, 0, 0, q->tag, false, 0, 0); /* FI_ENOMSG */
+		op_put(op);
+		return 0;
+	}
+	if (flags & FI_DISCARD) {
+		/* Taken into nothing (a request to send still lands whole,
+		 * and its data then into nothing): the completion says it
+		 * is gone. */
+		struct uet_recv_req r = { .buf = op->rts, .len = UFI_RTS_BYTES,
+					  .claim = pk.handle, .user = sub_ptr(op, SUB_MAIN) };
+
+		op->discard = true;
+		op->bounce = true;
+		op->pending = 1;
+		if (uet_ep_post_recv(ep->uep, &r, &op->handle, ufi_io_now(ep->dom->io)) != 0) {
+			op->pending = 0;
+			op_complete(op, UET_ERR_NOBUFS, 0, 0, tag, false, 0, pk.src_ip);
+			op_put(op);
+		}
+		return 0;
+	}
+	if (flags & FI_CLAIM)
+		fc->internal[0] = (void *)(uintptr_t)pk.handle;
+	op->peek = true;
+	op_complete(op, 0, len, 0, tag, pk.has_data, pk.data, pk.src_ip);
+	op_put(op);
+	return 0;
+}
+
 static ssize_t
 do_recv(struct ufi_ep *ep, void *buf, size_t len, fi_addr_t src, bool tagged, uint64_t tag,
 	uint64_t ignore, void *context, uint64_t flags)
 {
-	struct uet_recv_req q = { 0 };
+	struct uet_recv_req q;
 	struct ufi_op *op;
+	uint32_t src_ip = 0;
 	ssize_t ret = 0;
 	int rc;
 
@@ -477,16 +601,32 @@ do_recv(struct ufi_ep *ep, void *buf, size_t len, fi_addr_t src, bool tagged, ui
 		ret = -FI_EOPBADSTATE;
 		goto out;
 	}
-	if (flags & (FI_PEEK | FI_CLAIM | FI_MULTI_RECV)) {
+	if (flags & FI_MULTI_RECV) {
 		ret = -FI_EOPNOTSUPP;
 		goto out;
 	}
-	if (src != FI_ADDR_UNSPEC && (ep->info->caps & FI_DIRECTED_RECV)) {
-		q.src_ip = ufi_av_ip(ep->av, src);
-		if (q.src_ip == 0) {
+	/* A claimed message is named by the context: the address is not
+	 * used (Open MPI passes 0). */
+	if (src != FI_ADDR_UNSPEC && (ep->info->caps & FI_DIRECTED_RECV) &&
+	    (flags & (FI_CLAIM | FI_PEEK)) != FI_CLAIM) {
+		src_ip = ufi_av_ip(ep->av, src);
+		if (src_ip == 0) {
 			ret = -FI_EINVAL;
 			goto out;
 		}
+	}
+	recv_req(&q, tagged, tag, ignore, src_ip);
+	if (flags & FI_PEEK) {
+		ret = do_peek(ep, &q, context, flags);
+		goto out;
+	}
+	if (flags & FI_CLAIM) {
+		/* The message a peek claimed with this context. */
+		if (context == NULL || ((struct fi_context *)context)->internal[0] == NULL) {
+			ret = -FI_EINVAL;
+			goto out;
+		}
+		q.claim = (uint64_t)(uintptr_t)((struct fi_context *)context)->internal[0];
 	}
 	op = op_get(ep);
 	if (op == NULL) {
@@ -498,15 +638,17 @@ do_recv(struct ufi_ep *ep, void *buf, size_t len, fi_addr_t src, bool tagged, ui
 	op->flags = FI_RECV | (tagged ? FI_TAGGED : FI_MSG);
 	if (wants_completion(ep->rx_selective, flags))
 		op->flags |= FI_COMPLETION;
-	q.buf = len > 0 ? buf : zero_len_buf;
-	q.len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
-	q.tagged = tagged;
-	/* The application's tags, and requests to send in them; never the
-	 * provider's own messages. */
-	q.tag = tagged ? tag & UFI_TAG_USER : 0;
-	q.ignore = tagged ? (ignore & UFI_TAG_USER) | UFI_TAG_RTS : 0;
-	q.user = sub_ptr(op, SUB_MAIN);
+	op->discard = (flags & FI_DISCARD) != 0;
+	q.buf = len > 0 && !op->discard ? buf : zero_len_buf;
+	q.len = op->discard ? 0 : len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
 	op->len = q.len;
+	if (tagged && q.len < UFI_RTS_BYTES) {
+		/* Room for a request to send, which may be what it takes. */
+		q.buf = op->rts;
+		q.len = UFI_RTS_BYTES;
+		op->bounce = true;
+	}
+	q.user = sub_ptr(op, SUB_MAIN);
 	op->pending = 1;
 	/* A message already waiting completes inside this call (op may be
 	 * free when it returns); the handle is written before that. */

@@ -141,6 +141,9 @@ struct ufi_mr {
 /* Tagged messages longer than this go by rendezvous: no receiver then
  * holds them unexpected (libuet's unexpected buffers are this long). */
 #define UFI_EAGER_BYTES 65536u
+/* A request to send: the message's length (8 bytes, little-endian) and the
+ * sender's token (4), padded; its header data is the application's. */
+#define UFI_RTS_BYTES 16u
 
 /* One send or receive in flight, returned in libuet's callbacks: its
  * address, with the low bits telling which of the operation's libuet
@@ -161,6 +164,12 @@ struct ufi_op {
 	uint64_t handle;        /* its posted receive, for fi_cancel */
 	uint32_t ip;            /* the peer of a send, or of a rendezvous */
 	uint32_t token;         /* rendezvous: the sender's */
+	uint8_t rts[UFI_RTS_BYTES]; /* sender: the request to send; receiver:
+				 * where a tagged receive shorter than a
+				 * request lands (copied out at completion) */
+	bool bounce;            /* a receive that landed in rts[] */
+	bool discard;           /* FI_DISCARD: its bytes go nowhere */
+	bool peek;              /* FI_PEEK's report: no bytes were received */
 	uint16_t gen;           /* reuses of this context */
 	uint8_t rv;             /* rendezvous stage (ep.c, RV_*) */
 	uint8_t pending;        /* libuet requests still holding it */

@@ -9,7 +9,7 @@
 #      1 MiB tagged messages (by rendezvous) under every load balancer;
 #   3. Open MPI (pml cm, mtl ofi, provider uet) on one machine, its ranks'
 #      veths on a Linux bridge: NetPIPE from 1 B to 8 MiB, and mpi_check
-#      (ring, all-to-all, allreduce, every result checked) at -np 2 and
+#      (ring, probes, all-to-all, allreduce, every result checked) at -np 2 and
 #      -np 4.
 # Needs root (skipped, exit 77, otherwise); removes everything it created,
 # also on error or Ctrl-C.

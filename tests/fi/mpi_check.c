@@ -2,8 +2,10 @@
 /*
  * An MPI program whose every result is checked: point-to-point (tagged
  * sends of several sizes in a ring, a wildcard-source receive, messages
- * that arrive before their receive is posted, zero bytes), all-to-all and
- * allreduce, each repeated. Exits 0 only when every byte and sum is right;
+ * that arrive before their receive is posted, zero bytes), probes
+ * (MPI_Probe, MPI_Iprobe, MPI_Mprobe with MPI_Mrecv, MPI_Improbe: the
+ * provider's FI_PEEK and FI_CLAIM), all-to-all and allreduce, each
+ * repeated. Exits 0 only when every byte and sum is right;
  * rank 0 prints one summary line. Run it over the uet provider:
  *   mpirun -np 4 --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include uet ./mpi_check
  */
@@ -74,6 +76,69 @@ ring(int round, size_t n)
 }
 
 static void
+check_status(const MPI_Status *st, size_t n, int from, int tag, int round, const char *what)
+{
+	int count;
+
+	MPI_Get_count(st, MPI_BYTE, &count);
+	if (((size_t)count != n || st->MPI_SOURCE != from || st->MPI_TAG != tag) && errors++ < 5)
+		fprintf(stderr, "rank %d: %s round %d: %d bytes from %d tag %d, not %zu from %d tag %d\n",
+			rank, what, round, count, st->MPI_SOURCE, st->MPI_TAG, n, from, tag);
+}
+
+/* Each rank sends to the next; the receiver learns of the message by a
+ * probe from any source (four kinds, by round), then takes it. A probe for
+ * a tag nobody sends finds nothing. */
+static void
+probe(int round, size_t n)
+{
+	int next = (rank + 1) % size, prev = (rank + size - 1) % size, tag = 100 + round;
+	uint8_t *s = malloc(n + 1), *r = malloc(n + 1);
+	const char *what[] = { "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe" };
+	MPI_Message m;
+	MPI_Request q;
+	MPI_Status st;
+	int flag = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s[i] = pattern(rank, next, round, i);
+	memset(r, 0, n + 1);
+	MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, &st);
+	if (flag && errors++ < 5)
+		fprintf(stderr, "rank %d: probe round %d found a message nobody sent\n", rank, round);
+	MPI_Isend(s, (int)n, MPI_BYTE, next, tag, MPI_COMM_WORLD, &q);
+	switch (round % 4) {
+	case 0:
+		MPI_Probe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &st);
+		check_status(&st, n, prev, tag, round, what[0]);
+		MPI_Recv(r, (int)n, MPI_BYTE, st.MPI_SOURCE, tag, MPI_COMM_WORLD, &st);
+		break;
+	case 1:
+		for (flag = 0; !flag;)
+			MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+		check_status(&st, n, prev, tag, round, what[1]);
+		MPI_Recv(r, (int)n, MPI_BYTE, prev, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+		break;
+	case 2:
+		MPI_Mprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &m, &st);
+		check_status(&st, n, prev, tag, round, what[2]);
+		MPI_Mrecv(r, (int)n, MPI_BYTE, &m, &st);
+		break;
+	default:
+		for (flag = 0; !flag;)
+			MPI_Improbe(prev, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &m, &st);
+		check_status(&st, n, prev, tag, round, what[3]);
+		MPI_Mrecv(r, (int)n, MPI_BYTE, &m, &st);
+		break;
+	}
+	check_status(&st, n, prev, tag, round, "receive after a probe");
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	check_bytes(r, n, prev, rank, round, what[round % 4]);
+	free(s);
+	free(r);
+}
+
+static void
 alltoall(int round, size_t per)
 {
 	uint8_t *s = malloc(per * size), *r = malloc(per * size);
@@ -123,6 +188,8 @@ main(int argc, char **argv)
 	for (int k = 0; k < rounds; k++) {
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 			ring(round++, sizes[i]);
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			probe(round++, sizes[i]);
 		alltoall(round++, 1);
 		alltoall(round++, 3000);
 		alltoall(round++, 256 * 1024);
@@ -131,7 +198,7 @@ main(int argc, char **argv)
 	}
 	MPI_Allreduce(&errors, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0)
-		printf("mpi_check: %d ranks, %d rounds of ring, alltoall and allreduce in %.2f s: "
+		printf("mpi_check: %d ranks, %d rounds of ring, probes, alltoall and allreduce in %.2f s: "
 		       "%ld errors\n", size, rounds, MPI_Wtime() - t0, total);
 	MPI_Finalize();
 	return total == 0 ? 0 : 1;
