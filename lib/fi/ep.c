@@ -286,9 +286,7 @@ rendezvous_accept(struct ufi_op *op, const struct uet_recv_done *d)
 	op->ip = d->src_ip;
 	rts_parse(op->bounce ? op->rts : op->buf, &len, &op->token);
 	op->bounce = false;
-	q.buf = op->len > 0 && !op->discard ? op->buf : zero_len_buf;
-	if (op->discard)
-		op->len = 0;
+	q.buf = op->len > 0 ? op->buf : zero_len_buf;
 	q.len = (uint32_t)op->len; /* the application's buffer */
 	q.tagged = true;
 	q.tag = UFI_TAG_CTRL | op->token;
@@ -351,19 +349,13 @@ on_recv_done(void *user, const struct uet_recv_done *d)
 		int status = d->status;
 
 		if (op->bounce) {
-			/* Landed in rts[]: the application's part of it. */
-			len = d->msg_len < op->len ? d->msg_len : op->len;
+			/* Landed in rts[] (room for UFI_RTS_BYTES, more than
+			 * the application's buffer): its part of it. */
+			len = d->len < op->len ? d->len : op->len;
 			if (len > 0)
 				memcpy(op->buf, op->rts, len);
-			if (status == UET_ERR_TRUNCATED && d->msg_len <= op->len)
-				status = 0;
-			else if (status == 0 && d->msg_len > op->len)
+			if (status == 0 && d->msg_len > op->len)
 				status = UET_ERR_TRUNCATED;
-		}
-		if (op->discard) {
-			len = 0; /* FI_DISCARD: gone, as asked */
-			if (status == UET_ERR_TRUNCATED)
-				status = 0;
 		}
 		op_complete(op, status, len, d->msg_len > len ? d->msg_len - len : 0,
 			    tag & UFI_TAG_USER, d->has_data, d->data, d->src_ip);
@@ -524,7 +516,7 @@ recv_req(struct uet_recv_req *q, bool tagged, uint64_t tag, uint64_t ignore, uin
 
 /* FI_PEEK: the message a receive would take now, reported at once in the
  * CQ (FI_ENOMSG when there is none); with FI_CLAIM it is set aside for the
- * receive that names the same context; with FI_DISCARD it is dropped. */
+ * receive that names the same context. */
 static ssize_t
 do_peek(struct ufi_ep *ep, struct uet_recv_req *q, void *context, uint64_t flags)
 {
@@ -535,7 +527,7 @@ do_peek(struct ufi_ep *ep, struct uet_recv_req *q, void *context, uint64_t flags
 	uint32_t token;
 	int rc;
 
-	if ((flags & (FI_CLAIM | FI_DISCARD)) && context == NULL)
+	if ((flags & FI_CLAIM) && context == NULL)
 		return -FI_EINVAL; /* the claim lives in the application's fi_context */
 	op = op_get(ep);
 	if (op == NULL)
@@ -554,28 +546,11 @@ do_peek(struct ufi_ep *ep, struct uet_recv_req *q, void *context, uint64_t flags
 		else
 			rc = UET_ERR_NO_MSG;
 	}
-	if (rc == 0 && (flags & (FI_CLAIM | FI_DISCARD)))
+	if (rc == 0 && (flags & FI_CLAIM))
 		rc = uet_ep_claim(ep->uep, pk.handle);
 	if (rc != 0) {
 		op_complete(op, rc, 0, 0, q->tag, false, 0, 0); /* FI_ENOMSG */
 		op_put(op);
-		return 0;
-	}
-	if (flags & FI_DISCARD) {
-		/* Taken into nothing (a request to send still lands whole,
-		 * and its data then into nothing): the completion says it
-		 * is gone. */
-		struct uet_recv_req r = { .buf = op->rts, .len = UFI_RTS_BYTES,
-					  .claim = pk.handle, .user = sub_ptr(op, SUB_MAIN) };
-
-		op->discard = true;
-		op->bounce = true;
-		op->pending = 1;
-		if (uet_ep_post_recv(ep->uep, &r, &op->handle, ufi_io_now(ep->dom->io)) != 0) {
-			op->pending = 0;
-			op_complete(op, UET_ERR_NOBUFS, 0, 0, tag, false, 0, pk.src_ip);
-			op_put(op);
-		}
 		return 0;
 	}
 	if (flags & FI_CLAIM)
@@ -601,7 +576,7 @@ do_recv(struct ufi_ep *ep, void *buf, size_t len, fi_addr_t src, bool tagged, ui
 		ret = -FI_EOPBADSTATE;
 		goto out;
 	}
-	if (flags & FI_MULTI_RECV) {
+	if (flags & (FI_MULTI_RECV | FI_DISCARD)) {
 		ret = -FI_EOPNOTSUPP;
 		goto out;
 	}
@@ -638,9 +613,8 @@ do_recv(struct ufi_ep *ep, void *buf, size_t len, fi_addr_t src, bool tagged, ui
 	op->flags = FI_RECV | (tagged ? FI_TAGGED : FI_MSG);
 	if (wants_completion(ep->rx_selective, flags))
 		op->flags |= FI_COMPLETION;
-	op->discard = (flags & FI_DISCARD) != 0;
-	q.buf = len > 0 && !op->discard ? buf : zero_len_buf;
-	q.len = op->discard ? 0 : len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+	q.buf = len > 0 ? buf : zero_len_buf;
+	q.len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
 	op->len = q.len;
 	if (tagged && q.len < UFI_RTS_BYTES) {
 		/* Room for a request to send, which may be what it takes. */

@@ -168,7 +168,6 @@ struct ufi_op {
 				 * where a tagged receive shorter than a
 				 * request lands (copied out at completion) */
 	bool bounce;            /* a receive that landed in rts[] */
-	bool discard;           /* FI_DISCARD: its bytes go nowhere */
 	bool peek;              /* FI_PEEK's report: no bytes were received */
 	uint16_t gen;           /* reuses of this context */
 	uint8_t rv;             /* rendezvous stage (ep.c, RV_*) */

@@ -4,8 +4,8 @@
  * sends of several sizes in a ring, a wildcard-source receive, messages
  * that arrive before their receive is posted, zero bytes), probes
  * (MPI_Probe, MPI_Iprobe, MPI_Mprobe with MPI_Mrecv, MPI_Improbe: the
- * provider's FI_PEEK and FI_CLAIM), all-to-all and allreduce, each
- * repeated. Exits 0 only when every byte and sum is right;
+ * provider's FI_PEEK and FI_CLAIM), truncated receives, all-to-all and
+ * allreduce, each repeated. Exits 0 only when every byte and sum is right;
  * rank 0 prints one summary line. Run it over the uet provider:
  *   mpirun -np 4 --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include uet ./mpi_check
  */
@@ -138,6 +138,36 @@ probe(int round, size_t n)
 	free(r);
 }
 
+/* A receive shorter than its message: MPI_ERR_TRUNCATE, with what fits
+ * (n bytes into a buffer of n / 2, below and above the 16 bytes a tagged
+ * receive of the provider always has room for). */
+static void
+truncated(int round, size_t n)
+{
+	int next = (rank + 1) % size, prev = (rank + size - 1) % size, rc, cls;
+	uint8_t s[64], r[64];
+	MPI_Comm c;
+	MPI_Request q;
+	MPI_Status st;
+
+	for (size_t i = 0; i < n; i++)
+		s[i] = pattern(rank, next, round, i);
+	memset(r, 0, sizeof(r));
+	MPI_Comm_dup(MPI_COMM_WORLD, &c);
+	MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+	MPI_Isend(s, (int)n, MPI_BYTE, next, 7, c, &q);
+	rc = MPI_Recv(r, (int)(n / 2), MPI_BYTE, prev, 7, c, &st);
+	MPI_Error_class(rc, &cls);
+	if (cls != MPI_ERR_TRUNCATE && errors++ < 5)
+		fprintf(stderr, "rank %d: %zu bytes into %zu: error class %d, not MPI_ERR_TRUNCATE\n",
+			rank, n, n / 2, cls);
+	check_bytes(r, n / 2, prev, rank, round, "truncated");
+	if (r[n / 2] != 0 && errors++ < 5)
+		fprintf(stderr, "rank %d: %zu bytes into %zu: written past the buffer\n", rank, n, n / 2);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Comm_free(&c);
+}
+
 static void
 alltoall(int round, size_t per)
 {
@@ -190,6 +220,8 @@ main(int argc, char **argv)
 			ring(round++, sizes[i]);
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 			probe(round++, sizes[i]);
+		truncated(round++, 10);
+		truncated(round++, 64);
 		alltoall(round++, 1);
 		alltoall(round++, 3000);
 		alltoall(round++, 256 * 1024);
