@@ -5,6 +5,8 @@
  * application's thread (lib/dpdk's lcore loop with one host). No DPDK
  * header here: lib/dpdk is the only DPDK code of the library.
  */
+#define _GNU_SOURCE /* sched_getaffinity, sched_getcpu */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,7 @@ struct ufi_io {
 	struct uet_meas *meas;
 	const struct ufi_params *params;
 	uint64_t start_ns, next_fold_ns, last_tx_bytes, start_realtime_s;
+	int cpu;                /* where the EAL pinned the thread */
 };
 
 static void
@@ -100,6 +103,7 @@ report_write(struct ufi_io *io)
 	json_object_set_new(ts, "provider", json_string(UFI_PROV_NAME));
 	json_object_set_new(ts, "rank", json_integer(p->rank));
 	json_object_set_new(ts, "local_rank", json_integer(p->local_rank));
+	json_object_set_new(ts, "cpu", json_integer(io->cpu));
 	json_object_set_new(ts, "ip", json_string(ip));
 	json_object_set_new(ts, "lb", json_string(p->opts.lb));
 	json_object_set_new(ts, "cc", json_string(p->opts.cc));
@@ -123,27 +127,63 @@ static bool eal_up;
 static char eal_buf[1100];
 static char prefix_arg[64];
 static char no_shconf_arg[] = "--no-shconf";
+static char lcore_opt[] = "-l";
+static char lcore_arg[16];
+
+/* Whether an EAL argument chooses the lcores (-l, -c, --lcores). */
+static bool
+names_lcores(const char *tok)
+{
+	return strncmp(tok, "-l", 2) == 0 || strncmp(tok, "-c", 2) == 0 ||
+	       strncmp(tok, "--lcores", 8) == 0;
+}
+
+/* The local rank's CPU: the n-th of those the process may run on (modulo
+ * their count), or -1. EAL pins the thread to its main lcore, by default
+ * the first of them: ranks that mpirun did not bind (oversubscribed, or
+ * hosts that are namespaces of one machine) would all share one CPU. */
+static int
+rank_cpu(uint32_t local_rank)
+{
+	cpu_set_t set;
+	int n, i;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0 || (n = CPU_COUNT(&set)) == 0)
+		return -1;
+	n = (int)(local_rank % (uint32_t)n);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set) && n-- == 0)
+			return i;
+	return -1;
+}
 
 static int
 eal_start(const struct ufi_params *p, char *err, size_t errlen)
 {
 	char *argv[EAL_ARGS_MAX + 2], *save = NULL, *tok;
-	bool own_dir = false;
-	int argc = 0;
+	bool own_dir = false, lcores = false;
+	int argc = 0, cpu;
 
 	if (eal_up)
 		return 0;
 	snprintf(eal_buf, sizeof(eal_buf), "%s", p->eal);
 	argv[argc++] = (char *)"libuet-fi";
 	for (tok = strtok_r(eal_buf, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save)) {
-		if (argc == EAL_ARGS_MAX - 2) {
-			snprintf(err, errlen, "FI_UET_EAL: more than %d arguments", EAL_ARGS_MAX - 3);
+		if (argc == EAL_ARGS_MAX - 4) {
+			snprintf(err, errlen, "FI_UET_EAL: more than %d arguments", EAL_ARGS_MAX - 5);
 			return -FI_EINVAL;
 		}
 		if (strncmp(tok, "--file-prefix", 13) == 0 || strcmp(tok, "--in-memory") == 0 ||
 		    strcmp(tok, "--no-shconf") == 0)
 			own_dir = true;
+		lcores = lcores || names_lcores(tok);
 		argv[argc++] = tok;
+	}
+	cpu = lcores ? -1 : rank_cpu(p->local_rank);
+	if (cpu >= 0) {
+		snprintf(lcore_arg, sizeof(lcore_arg), "%d", cpu);
+		argv[argc++] = lcore_opt;
+		argv[argc++] = lcore_arg;
 	}
 	/* Every process its own runtime directory (ranks on one machine are
 	 * separate DPDK primaries), and no shared configuration in it, so
@@ -176,6 +216,7 @@ ufi_io_open(const struct ufi_params *p, const struct uet_callbacks *cb, void *us
 	io = calloc(1, sizeof(*io));
 	if (io == NULL)
 		return -FI_ENOMEM;
+	io->cpu = sched_getcpu(); /* the main lcore's, where EAL pinned us */
 	pc.port_id = 0;
 	pc.nb_queues = 1;
 	pc.frame_mtu = (uint16_t)(uet_perf_ip_mtu_bytes(&p->opts) + 14);

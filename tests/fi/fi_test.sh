@@ -184,7 +184,8 @@ mpi() {
 	ip netns exec "$NSM" env FI_UET_EAL="$EAL --vdev=net_af_packet0,iface=${TAG}m%l,$AFP" \
 		FI_UET_ADDR=10.82.0.1 timeout 300 mpirun --allow-run-as-root --oversubscribe \
 		-np "$np" --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include uet \
-		-x FI_PROVIDER_PATH -x FI_UET_EAL -x FI_UET_ADDR ${LD_PRELOAD:+-x LD_PRELOAD -x ASAN_OPTIONS} \
+		-x FI_PROVIDER_PATH -x FI_UET_EAL -x FI_UET_ADDR -x FI_UET_REPORT="$TMP/$name.r%r.json" \
+		${LD_PRELOAD:+-x LD_PRELOAD -x ASAN_OPTIONS} \
 		"$@" >"$TMP/$name.txt" 2>&1 ||
 		fail "mpirun -np $np $*: exit $?"
 }
@@ -198,4 +199,9 @@ for np in 2 4; do
 	grep -q "mpi_check: $np ranks, .*: 0 errors" "$TMP/mpi$np.txt" ||
 		fail "mpi_check -np $np: $(tail -1 "$TMP/mpi$np.txt")"
 	echo "ok: $(grep mpi_check: "$TMP/mpi$np.txt")"
+	# Unbound ranks (mpirun binds none when oversubscribed) each on a CPU
+	# of their own, as many as there are: not all on the first.
+	cpus=$(python3 -c 'import json, sys; print(len({json.load(open(f))["start"]["test_start"]["cpu"] for f in sys.argv[1:]}))' "$TMP/mpi$np".r*.json)
+	want=$((np < $(nproc) ? np : $(nproc)))
+	[ "$cpus" -eq "$want" ] || fail "mpi_check -np $np: its ranks ran on $cpus CPUs, not $want"
 done

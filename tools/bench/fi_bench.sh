@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# fi_pingpong over the uet provider beside libfabric's tcp and udp;ofi_rxd
-# providers, as root:
+# fi_pingpong and Open MPI's NetPIPE over the uet provider beside
+# libfabric's tcp and udp;ofi_rxd providers, as root:
 #
-#   tools/bench/fi_bench.sh [veth|memif|all]
+#   tools/bench/fi_bench.sh [veth|memif|netpipe|all]
 #
-# veth:  two network namespaces joined by a veth pair (MTU 9000); uet runs
-#        over DPDK's net_af_packet on it, tcp and udp;ofi_rxd over the
-#        kernel's sockets on the same pair.
-# memif: uet between two processes joined by net_memif (8 KiB buffers).
+# veth:    two network namespaces joined by a veth pair (MTU 9000); uet
+#          runs over DPDK's net_af_packet on it, tcp and udp;ofi_rxd over
+#          the kernel's sockets on the same pair.
+# memif:   uet between two processes joined by net_memif (8 KiB buffers).
+# netpipe: NPopenmpi (pml cm, mtl ofi) between two ranks, one in each of
+#          the two namespaces (each a "host" of mpirun, reached through an
+#          rsh agent that enters it; mpirun's own traffic on a second
+#          network), over the same veth pair and the same three providers:
+#          NetPIPE's one-way time at LAT_BYTES and its rate at BW_BYTES.
+#          Each rank runs on its own CPU (mpirun would bind both "hosts'"
+#          ranks to the first; DPDK's EAL pins to it too: -l).
 # Per provider and device, ROUNDS (default 3) runs of each: the latency of
 # LAT_BYTES (default 64) messages (fi_pingpong's usec/xfer: half a round
 # trip) and the bandwidth of BW_BYTES (default 1 MiB) messages (MB/s, one
@@ -36,12 +43,13 @@ FI_PROVIDER_PATH=$(readlink -f "${FI_MODULE_DIR:-build/lib/fi}")
 bench_scratch fib
 NSA="${TAG}a"
 NSB="${TAG}b"
-trap 'pkill -f "fi_pingpong" 2>/dev/null || true; ip netns del "$NSA" 2>/dev/null || true;
-      ip netns del "$NSB" 2>/dev/null || true; rm -rf /var/run/dpdk/uet-fi-* "$TMP"' EXIT INT TERM
+trap 'pkill -f "fi_pingpong" 2>/dev/null || true; pkill -f "NPopenmpi" 2>/dev/null || true;
+      ip netns del "$NSA" 2>/dev/null || true; ip netns del "$NSB" 2>/dev/null || true;
+      ip link del "${TAG}br" 2>/dev/null || true; rm -rf /var/run/dpdk/uet-fi-* "$TMP"' EXIT INT TERM
 EAL="--no-huge --no-pci -m 256 --log-level=error"
 AFP="framesz=8192,blocksz=8192"
 
-bench_header "fi_pingpong: uet beside tcp and udp;ofi_rxd (fi_bench.sh $WHICH)"
+bench_header "fi_pingpong and NetPIPE: uet beside tcp and udp;ofi_rxd (fi_bench.sh $WHICH)"
 
 ip netns add "$NSA"
 ip netns add "$NSB"
@@ -74,6 +82,16 @@ pp() {
 	awk '$1 ~ /^[0-9.]+[kmg]?$/ && $3 ~ /^=/ { r = $7 " " $6 } END { print r }' "$TMP/c.txt"
 }
 
+# The median and range of each figure over the rounds.
+summary() { # NAME "LATENCIES" "BANDWIDTHS"
+	python3 - "$@" <<'PY'
+import statistics, sys
+name, lat, bw = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
+print(f"RESULT {name}: latency {statistics.median(lat):.2f} us [{min(lat):.2f}-{max(lat):.2f}], "
+      f"bandwidth {statistics.median(bw):.1f} MB/s [{min(bw):.1f}-{max(bw):.1f}]")
+PY
+}
+
 # rounds NAME NS_SERVER NS_CLIENT ADDR SERVER_EAL CLIENT_EAL PROVIDER_ARGS...
 rounds() {
 	local name=$1 nss=$2 nsc=$3 addr=$4 senv=$5 cenv=$6 r lat=() bw=() out
@@ -85,12 +103,7 @@ rounds() {
 		bw+=("${out#* }")
 		echo "$name round $r: ${lat[-1]} us at $LAT_BYTES B, ${bw[-1]} MB/s at $BW_BYTES B"
 	done
-	python3 - "$name" "${lat[*]}" "${bw[*]}" <<'PY'
-import statistics, sys
-name, lat, bw = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
-print(f"RESULT {name}: latency {statistics.median(lat):.2f} us [{min(lat):.2f}-{max(lat):.2f}], "
-      f"bandwidth {statistics.median(bw):.1f} MB/s [{min(bw):.1f}-{max(bw):.1f}]")
-PY
+	summary "$name" "${lat[*]}" "${bw[*]}"
 }
 
 if [ "$WHICH" = veth ] || [ "$WHICH" = all ]; then
@@ -109,4 +122,61 @@ if [ "$WHICH" = memif ] || [ "$WHICH" = all ]; then
 		"$EAL -l 0 --vdev=net_memif0,role=server,socket=$TMP/memif.sock,bsize=8192" \
 		"$EAL -l 1 --vdev=net_memif0,role=client,socket=$TMP/memif.sock,bsize=8192" \
 		-p uet
+fi
+if [ "$WHICH" = netpipe ] || [ "$WHICH" = all ]; then
+	command -v NPopenmpi >/dev/null && command -v mpirun >/dev/null ||
+		{ echo "fi_bench.sh: NPopenmpi or mpirun missing (tools/setup.sh)" >&2; exit 2; }
+	# mpirun's network: a bridge here, a leg into each namespace.
+	ip link add "${TAG}br" type bridge
+	ip addr add 10.84.0.254/24 dev "${TAG}br"
+	ip link set "${TAG}br" up
+	i=1
+	for ns in "$NSA" "$NSB"; do
+		ip link add "${TAG}m$i" type veth peer name "${TAG}r$i"
+		ip link set "${TAG}m$i" netns "$ns"
+		ip link set "${TAG}r$i" master "${TAG}br" up
+		ip -n "$ns" addr add "10.84.0.$i/24" dev "${TAG}m$i"
+		ip -n "$ns" link set "${TAG}m$i" up
+		i=$((i + 1))
+	done
+	cat >"$TMP/agent.sh" <<'AGENT'
+#!/bin/sh
+# mpirun's rsh agent: a host is a network namespace.
+host=$1
+shift
+exec ip netns exec "$host" sh -c "$*"
+AGENT
+	# Each rank its side of the veth pair, its uet address and its CPU.
+	cat >"$TMP/rank.sh" <<RANK
+#!/bin/sh
+r=\$OMPI_COMM_WORLD_RANK
+if [ "\$r" = 0 ]; then dev=${TAG}x; else dev=${TAG}y; fi
+export FI_TCP_IFACE=\$dev FI_UDP_IFACE=\$dev FI_UET_ADDR=10.83.0.\$((r + 1))
+export FI_UET_EAL="$EAL -l \$r --vdev=net_af_packet0,iface=\$dev,$AFP"
+exec "\$@"
+RANK
+	chmod +x "$TMP/agent.sh" "$TMP/rank.sh"
+	# np PROVIDER: one NetPIPE run; prints "usec MB/s" at LAT_BYTES, BW_BYTES.
+	np() {
+		(cd "$TMP" && timeout 300 mpirun --allow-run-as-root -H "$NSA,$NSB" -np 2 \
+			--mca plm_rsh_agent "$TMP/agent.sh" --mca oob_tcp_if_include 10.84.0.0/24 \
+			--bind-to none --mca mpi_yield_when_idle 1 \
+			--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "$1" \
+			-x FI_PROVIDER_PATH "$TMP/rank.sh" NPopenmpi -p 0 -u "$BW_BYTES" -o "$TMP/np.out") \
+			>"$TMP/np.txt" 2>&1 || run_failed "$TMP/np.txt" "NPopenmpi over $1"
+		awk -v l="$LAT_BYTES" -v b="$BW_BYTES" '$1 == l { u = $3 * 1e6 } $1 == b { m = $2 / 8 }
+			END { if (u == "" || m == "") exit 1; printf "%.2f %.1f\n", u, m }' "$TMP/np.out" ||
+			run_failed "$TMP/np.out" "NPopenmpi over $1: no $LAT_BYTES B or $BW_BYTES B row"
+	}
+	for p in uet tcp "udp;ofi_rxd"; do
+		lat=()
+		bw=()
+		for r in $(seq "$ROUNDS"); do
+			out=$(np "$p")
+			lat+=("${out% *}")
+			bw+=("${out#* }")
+			echo "NetPIPE $p round $r: ${lat[-1]} us at $LAT_BYTES B, ${bw[-1]} MB/s at $BW_BYTES B"
+		done
+		summary "NetPIPE over $p (veth pair)" "${lat[*]}" "${bw[*]}"
+	done
 fi
