@@ -450,6 +450,7 @@ int uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *r, uint64_t *
 		     uint64_t now_ns);
 
 /* What uet_ep_peek() found: a message no receive has taken yet. */
+#define UET_PEEK_HEAD_BYTES 16
 struct uet_peek {
 	uint32_t src_ip;
 	uint16_t pdc_id;
@@ -462,6 +463,10 @@ struct uet_peek {
 	const uint8_t *bytes;   /* all msg_len bytes, when the message arrived
 				 * whole and is held; else NULL. Valid until
 				 * the next call on the endpoint */
+	uint8_t head[UET_PEEK_HEAD_BYTES]; /* its first head_len bytes, as
+				 * its first packet brought them (also of a
+				 * message deferred without a buffer) */
+	uint32_t head_len;
 	uint64_t handle;        /* for uet_ep_claim(); valid as long as bytes */
 };
 

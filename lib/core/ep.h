@@ -454,9 +454,12 @@ void match_destroy(struct uet_ep *ep);
 			      * refused, after match_defer() matched it */
 int match_check(const struct uet_ep *ep, const struct pdc *p, const struct uet_hdr *h,
 		uint32_t *rec);
-void match_defer(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t now);
-/* match_check() refused a packet of a known message (rec): its header. */
-void match_refused(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h);
+void match_defer(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, const uint8_t *data,
+		 uint32_t len, uint64_t now);
+/* match_check() refused a packet of a known message (rec): its header
+ * and first bytes. */
+void match_refused(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h, const uint8_t *data,
+		   uint32_t len);
 uint32_t match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint32_t rec,
 		     uint64_t now);
 void match_data(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h, const uint8_t *data,

@@ -66,6 +66,8 @@ struct m_msg {
 			       * known (uet_ep_peek) */
 	uint8_t claimed;      /* uet_ep_claim(): out of the unexpected queue,
 			       * only a receive with its handle takes it */
+	uint8_t head_len;     /* head: the first bytes, for uet_ep_peek() */
+	uint8_t head[UET_PEEK_HEAD_BYTES];
 	int status;           /* claimed, and its PDC went away: the claim's
 			       * receive fails with this */
 	uint64_t data;
@@ -433,9 +435,14 @@ match_admit(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint32_t 
 			place(ep, g, now);
 			next_turns(ep, p, now);
 		}
-		return rec; /* not whole (match_check), so still there */
+	} else {
+		i = new_record(ep, p, h, false, now);
 	}
-	return new_record(ep, p, h, false, now);
+	/* Not whole (match_check), so still there. The first packet of a
+	 * message without bytes or header data never reaches match_data(). */
+	if (h->ses.flags & UET_SES_F_SOM)
+		m->msg[i].som = 1;
+	return i;
 }
 
 /* A record for h's message, matched now if it is its turn (a receive, or
@@ -484,38 +491,48 @@ new_record(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, bool defer
 	return i;
 }
 
-/* The first packet's header: the message's header data, if any. */
+/* The first packet: the message's header data, if any, and its first
+ * bytes. */
 static void
-som_seen(struct m_msg *g, const struct uet_hdr *h)
+som_seen(struct m_msg *g, const struct uet_hdr *h, const uint8_t *data, uint32_t len)
 {
 	g->som = 1;
 	if (h->ses.flags & UET_SES_F_HD) {
 		g->has_data = 1;
 		g->data = h->ses.header_data;
 	}
+	if (h->ses.msg_offset == 0 && g->head_len == 0) {
+		if (len > g->msg_len)
+			len = g->msg_len;
+		g->head_len = (uint8_t)(len < UET_PEEK_HEAD_BYTES ? len : UET_PEEK_HEAD_BYTES);
+		memcpy(g->head, data, g->head_len);
+	}
 }
 
 void
-match_refused(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h)
+match_refused(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h, const uint8_t *data,
+	      uint32_t len)
 {
 	struct m_msg *g = &ep->match->msg[rec];
 
 	/* A deferred message's first packet, refused like the others: a
 	 * peek sees the message from now on. */
 	if (g->deferred && !g->som && (h->ses.flags & UET_SES_F_SOM))
-		som_seen(g, h);
+		som_seen(g, h, data, len);
 }
 
 void
-match_defer(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, uint64_t now)
+match_defer(struct uet_ep *ep, struct pdc *p, const struct uet_hdr *h, const uint8_t *data,
+	    uint32_t len, uint64_t now)
 {
 	uint32_t i = new_record(ep, p, h, true, now);
 	struct m_msg *g = &ep->match->msg[i];
 
-	/* Refused, but its header is what its sender will resend: a peek
-	 * may see the message before a receive lets its bytes in. */
-	if (g->used && g->msg_id == h->ses.msg_id && (h->ses.flags & UET_SES_F_SOM))
-		som_seen(g, h);
+	/* Refused, but its header and bytes are what its sender will
+	 * resend: a peek may see the message before a receive lets its
+	 * bytes in. */
+	if (g->used && g->key == msg_key(p, h->ses.msg_id) && (h->ses.flags & UET_SES_F_SOM))
+		som_seen(g, h, data, len);
 }
 
 void
@@ -530,7 +547,7 @@ match_data(struct uet_ep *ep, uint32_t rec, const struct uet_hdr *h, const uint8
 		return;
 	g = &m->msg[rec];
 	if (h->ses.flags & UET_SES_F_SOM)
-		som_seen(g, h);
+		som_seen(g, h, data, len);
 	/* match_check saw this header agree with the record: within it. */
 	if (off >= g->msg_len || len == 0)
 		return;
@@ -677,6 +694,8 @@ uet_ep_peek(struct uet_ep *ep, const struct uet_recv_req *q, struct uet_peek *ou
 		out->msg_len = g->msg_len;
 		out->has_data = g->has_data;
 		out->data = g->data;
+		out->head_len = g->head_len;
+		memcpy(out->head, g->head, g->head_len);
 		if (g->done && g->slot != NONE32)
 			out->bytes = m->slots + (size_t)g->slot * m->slot_bytes;
 		out->handle = msg_handle(m, g);

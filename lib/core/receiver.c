@@ -480,10 +480,10 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 			 * for a receive. A PDC this packet opens keeps no
 			 * record: it is dropped with the refusal. */
 			if (!created)
-				match_defer(ep, p, h, now);
+				match_defer(ep, p, h, payload, (uint32_t)plen, now);
 			code = UET_NACK_NO_SES_MSG_AVAIL;
 		} else if (code != 0 && mrec != NONE32) {
-			match_refused(ep, mrec, h);
+			match_refused(ep, mrec, h, payload, (uint32_t)plen);
 		}
 		if (code != 0)
 			return refuse(ep, p, h, meta, created, (uint8_t)code);

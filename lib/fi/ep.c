@@ -130,6 +130,13 @@ op_complete(struct ufi_op *op, int status, uint64_t len, uint64_t olen, uint64_t
 		ufi_io_rx_bytes(ep->dom->io, len);
 	if (cq == NULL)
 		return;
+	if (status != 0 && op->quiet) {
+		/* fi_inject*(): no completion, not even an error (it would
+		 * carry no context: Open MPI takes one from every entry). */
+		ep->errors++;
+		UFI_WARN(FI_LOG_EP_DATA, "an injected send failed: %s\n", uet_strerror(status));
+		return;
+	}
 	if (status != 0) {
 		/* A truncated receive still says what arrived: its tag and the
 		 * sender's CQ data. */
@@ -450,7 +457,8 @@ do_send(struct ufi_ep *ep, const void *buf, size_t len, fi_addr_t dest, bool tag
 		memcpy(op->copy, buf, len);
 		op->sbuf = op->copy;
 	}
-	if (!(flags & UFI_F_QUIET) && wants_completion(ep->tx_selective, flags))
+	op->quiet = (flags & UFI_F_QUIET) != 0;
+	if (!op->quiet && wants_completion(ep->tx_selective, flags))
 		op->flags |= FI_COMPLETION;
 	if (tagged && len > UFI_EAGER_BYTES) {
 		/* Rendezvous: the clear-to-send's receive first, then the
@@ -535,16 +543,17 @@ do_peek(struct ufi_ep *ep, struct uet_recv_req *q, void *context, uint64_t flags
 	op->context = context;
 	op->flags = FI_RECV | (q->tagged ? FI_TAGGED : FI_MSG) | FI_COMPLETION;
 	ufi_progress(ep->dom); /* what has arrived by now */
+	memset(&pk, 0, sizeof(pk));
 	rc = uet_ep_peek(ep->uep, q, &pk);
 	len = pk.msg_len;
 	tag = pk.tag & UFI_TAG_USER;
 	if (rc == 0 && q->tagged && (pk.tag & UFI_TAG_RTS)) {
-		/* A rendezvous: the length is in the request's bytes, which
-		 * are not held while it waits for a buffer (deferred). */
-		if (pk.bytes != NULL)
-			rts_parse(pk.bytes, &len, &token);
+		/* A rendezvous: the length is in the request's bytes (its
+		 * head, also when it waits without a buffer). */
+		if (pk.msg_len == UFI_RTS_BYTES && pk.head_len == UFI_RTS_BYTES)
+			rts_parse(pk.head, &len, &token);
 		else
-			rc = UET_ERR_NO_MSG;
+			rc = UET_ERR_MALFORMED;
 	}
 	if (rc == 0 && (flags & FI_CLAIM))
 		rc = uet_ep_claim(ep->uep, pk.handle);

@@ -127,15 +127,16 @@ static bool eal_up;
 static char eal_buf[1100];
 static char prefix_arg[64];
 static char no_shconf_arg[] = "--no-shconf";
-static char lcore_opt[] = "-l";
-static char lcore_arg[16];
+static char lcore_arg[32];
 
-/* Whether an EAL argument chooses the lcores (-l, -c, --lcores). */
+/* Whether an EAL argument chooses lcores or their CPUs (-l, -c, --lcores,
+ * --main-lcore, -s). */
 static bool
 names_lcores(const char *tok)
 {
 	return strncmp(tok, "-l", 2) == 0 || strncmp(tok, "-c", 2) == 0 ||
-	       strncmp(tok, "--lcores", 8) == 0;
+	       strncmp(tok, "-s", 2) == 0 || strncmp(tok, "--lcores", 8) == 0 ||
+	       strncmp(tok, "--main-lcore", 12) == 0 || strncmp(tok, "--master-lcore", 14) == 0;
 }
 
 /* The local rank's CPU: the n-th of those the process may run on (modulo
@@ -169,8 +170,8 @@ eal_start(const struct ufi_params *p, char *err, size_t errlen)
 	snprintf(eal_buf, sizeof(eal_buf), "%s", p->eal);
 	argv[argc++] = (char *)"libuet-fi";
 	for (tok = strtok_r(eal_buf, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save)) {
-		if (argc == EAL_ARGS_MAX - 4) {
-			snprintf(err, errlen, "FI_UET_EAL: more than %d arguments", EAL_ARGS_MAX - 5);
+		if (argc == EAL_ARGS_MAX - 3) {
+			snprintf(err, errlen, "FI_UET_EAL: more than %d arguments", EAL_ARGS_MAX - 4);
 			return -FI_EINVAL;
 		}
 		if (strncmp(tok, "--file-prefix", 13) == 0 || strcmp(tok, "--in-memory") == 0 ||
@@ -181,8 +182,8 @@ eal_start(const struct ufi_params *p, char *err, size_t errlen)
 	}
 	cpu = lcores ? -1 : rank_cpu(p->local_rank);
 	if (cpu >= 0) {
-		snprintf(lcore_arg, sizeof(lcore_arg), "%d", cpu);
-		argv[argc++] = lcore_opt;
+		/* lcore 0 on that CPU: CPU numbers may pass RTE_MAX_LCORE. */
+		snprintf(lcore_arg, sizeof(lcore_arg), "--lcores=0@%d", cpu);
 		argv[argc++] = lcore_arg;
 	}
 	/* Every process its own runtime directory (ranks on one machine are

@@ -144,6 +144,7 @@ struct ufi_mr {
 /* A request to send: the message's length (8 bytes, little-endian) and the
  * sender's token (4), padded; its header data is the application's. */
 #define UFI_RTS_BYTES 16u
+_Static_assert(UFI_RTS_BYTES <= UET_PEEK_HEAD_BYTES, "a peek must see a whole request to send");
 
 /* One send or receive in flight, returned in libuet's callbacks: its
  * address, with the low bits telling which of the operation's libuet
@@ -169,6 +170,7 @@ struct ufi_op {
 				 * request lands (copied out at completion) */
 	bool bounce;            /* a receive that landed in rts[] */
 	bool peek;              /* FI_PEEK's report: no bytes were received */
+	bool quiet;             /* fi_inject*(): no completion at all */
 	uint16_t gen;           /* reuses of this context */
 	uint8_t rv;             /* rendezvous stage (ep.c, RV_*) */
 	uint8_t pending;        /* libuet requests still holding it */

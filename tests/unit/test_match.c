@@ -636,6 +636,7 @@ test_peek_and_claim(void **state)
 	send_msg(&d, 0x42, 0x42, 5000, false);
 	send_msg(&d, 0x43, 0x43, 40960, false); /* longer than a buffer: deferred */
 	send_data(&d, 0x44, 0, true, 0x4444ull, 44);
+	send_msg(&d, 0x45, 0x45, 0, false); /* no bytes, no header data */
 	assert_false(duo_run(&d, d.now + 2000000));
 	assert_int_equal(n_done, 0);
 	/* The oldest of any tag 0x4?, as a receive would take it. */
@@ -648,12 +649,14 @@ test_peek_and_claim(void **state)
 	assert_true(pk.data == 0x4141ull);
 	assert_non_null(pk.bytes);
 	expect_bytes(pk.bytes, 7, 3000);
+	assert_int_equal(pk.head_len, UET_PEEK_HEAD_BYTES);
+	expect_bytes(pk.head, 7, UET_PEEK_HEAD_BYTES);
 	/* Peeking again finds it again; other sources, untagged receives and
 	 * other tags find nothing. */
 	assert_true(peek(&d, true, 0x41, 0, d.a.ip, 0).handle == pk.handle);
 	(void)peek(&d, true, 0x41, 0, 0x0a0000ee, UET_ERR_NO_MSG);
 	(void)peek(&d, false, 0, 0, 0, UET_ERR_NO_MSG);
-	(void)peek(&d, true, 0x45, 0, 0, UET_ERR_NO_MSG);
+	(void)peek(&d, true, 0x46, 0, 0, UET_ERR_NO_MSG);
 	/* Claimed: the next peek skips it, a receive for its tag does not
 	 * take it, a second claim is refused. */
 	assert_int_equal(uet_ep_claim(d.b.ep, pk.handle), 0);
@@ -681,10 +684,18 @@ test_peek_and_claim(void **state)
 	assert_int_equal(pk43.msg_len, 40960);
 	assert_null(pk43.bytes);
 	assert_false(pk43.has_data);
+	/* Its first bytes, from the refused first packet. */
+	assert_int_equal(pk43.head_len, UET_PEEK_HEAD_BYTES);
+	expect_bytes(pk43.head, 0x43, UET_PEEK_HEAD_BYTES);
 	pk44 = peek(&d, true, 0x44, 0, 0, 0);
 	assert_int_equal(pk44.msg_len, 0);
+	assert_int_equal(pk44.head_len, 0);
 	assert_true(pk44.has_data);
 	assert_true(pk44.data == 0x4444ull);
+	/* A message of no bytes and no header data is seen too. */
+	pk = peek(&d, true, 0x45, 0, 0, 0);
+	assert_int_equal(pk.msg_len, 0);
+	assert_false(pk.has_data);
 	assert_int_equal(uet_ep_claim(d.b.ep, pk43.handle), 0);
 	assert_int_equal(uet_ep_claim(d.b.ep, pk44.handle), 0);
 	(void)peek(&d, true, 0x43, 0, 0, UET_ERR_NO_MSG);
@@ -699,13 +710,15 @@ test_peek_and_claim(void **state)
 	q.claim = pk44.handle;
 	assert_int_equal(uet_ep_post_recv(d.b.ep, &q, &h, d.now), 0);
 	post(&d, b42, sizeof(b42), true, 0x42, 0, 0, 42);
+	post(&d, b44, sizeof(b44), true, 0x45, 0, 0, 45);
 	assert_true(duo_run(&d, d.now + 100000000));
-	assert_int_equal(n_done, 5);
+	assert_int_equal(n_done, 6);
 	expect_recv(43, b43, 0x43, 40960);
 	expect_recv(44, b44, 0x44, 0);
 	assert_true(done_of(44)->data == 0x4444ull);
 	expect_recv(42, b42, 0x42, 5000);
-	assert_int_equal(d.a.tx_done_ok, 4);
+	expect_recv(45, b44, 0x45, 0);
+	assert_int_equal(d.a.tx_done_ok, 5);
 	/* Nothing is left: every record and buffer came back. */
 	for (i = 0; i < 4; i++)
 		send_msg(&d, 0x50 + i, 0x50 + i, 8192, false);
