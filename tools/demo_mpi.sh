@@ -21,7 +21,7 @@
 # created, also on error and Ctrl-C.
 #
 # Options: -o DIR (default ./demo-mpi-out), --lb LIST (default
-# ecmp,ops,bitmap,reps), --iters N (default 500), --size BYTES (default
+# ecmp,ops,bitmap,reps), --iters N (default 1000), --size BYTES (default
 # 262144), --down-at S (2), --up-at S (5), --converge-ms MS (1000; 0:
 # never), --opts 'OPTIONS' (more uet-perf transport options for every
 # rank, after the script's own). Environment: FI_MODULE_DIR (default
@@ -32,7 +32,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FABRIC=$ROOT/tools/fabric
 OUT=./demo-mpi-out
 LBS=ecmp,ops,bitmap,reps
-ITERS=500
+ITERS=1000
 SIZE=262144
 DOWN_AT=2
 UP_AT=5
@@ -57,7 +57,7 @@ while [ $# -gt 0 ]; do
 	--up-at) UP_AT=$2; shift 2 ;;
 	--converge-ms) CONVERGE_MS=$2; shift 2 ;;
 	--opts) EXTRA_OPTS=$2; shift 2 ;;
-	-h | --help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option '$1' (--help)" ;;
 	esac
 done
@@ -155,5 +155,11 @@ IFS=, read -r -a LB_LIST <<<"$LBS"
 for lb in "${LB_LIST[@]}"; do
 	run_one "$lb"
 done
-python3 "$ROOT/tools/demo/analyze_mpi.py" --out "$OUT" --lb "$LBS" --link "${LINK/:/-}" \
+# The analysis draws with matplotlib: Debian's python3 has it (tools/setup.sh)
+# where the one first on PATH (a venv, pyenv, conda) may not.
+PY=python3
+if ! python3 -c 'import matplotlib' 2>/dev/null && /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+	PY=/usr/bin/python3
+fi
+"$PY" "$ROOT/tools/demo/analyze_mpi.py" --out "$OUT" --lb "$LBS" --link "${LINK/:/-}" \
 	--down "$DOWN_AT" --up "$UP_AT" | tee "$OUT/summary.txt"

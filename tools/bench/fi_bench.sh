@@ -12,7 +12,8 @@
 # netpipe: NPopenmpi (pml cm, mtl ofi) between two ranks, one in each of
 #          the two namespaces (each a "host" of mpirun, reached through an
 #          rsh agent that enters it; mpirun's own traffic on a second
-#          network), over the same veth pair and the same three providers:
+#          network), over the same veth pair and the same three providers;
+#          and uet between two ranks on one host joined by net_memif:
 #          NetPIPE's one-way time at LAT_BYTES and its rate at BW_BYTES.
 #          Each rank runs on its own CPU (mpirun would bind both "hosts'"
 #          ranks to the first; DPDK's EAL pins to it too: -l).
@@ -146,37 +147,59 @@ host=$1
 shift
 exec ip netns exec "$host" sh -c "$*"
 AGENT
-	# Each rank its side of the veth pair, its uet address and its CPU.
+	# Each rank its side of the veth pair (or of a memif connection), its
+	# uet address and its CPU.
 	cat >"$TMP/rank.sh" <<RANK
 #!/bin/sh
 r=\$OMPI_COMM_WORLD_RANK
-if [ "\$r" = 0 ]; then dev=${TAG}x; else dev=${TAG}y; fi
+if [ "\$r" = 0 ]; then dev=${TAG}x role=server; else dev=${TAG}y role=client; fi
 export FI_TCP_IFACE=\$dev FI_UDP_IFACE=\$dev FI_UET_ADDR=10.83.0.\$((r + 1))
-export FI_UET_EAL="$EAL -l \$r --vdev=net_af_packet0,iface=\$dev,$AFP"
+if [ "\$NP_MEMIF" = 1 ]; then
+	# One host: the address is the first plus the local rank. The
+	# client connects once, when its port starts: after the server's.
+	export FI_UET_ADDR=10.83.0.1
+	export FI_UET_EAL="$EAL -l \$r --vdev=net_memif0,role=\$role,socket=$TMP/np-memif.sock,bsize=8192"
+	for _ in \$(seq 200); do
+		[ "\$role" = server ] || [ -S $TMP/np-memif.sock ] && break
+		sleep 0.05
+	done
+else
+	export FI_UET_EAL="$EAL -l \$r --vdev=net_af_packet0,iface=\$dev,$AFP"
+fi
 exec "\$@"
 RANK
 	chmod +x "$TMP/agent.sh" "$TMP/rank.sh"
-	# np PROVIDER: one NetPIPE run; prints "usec MB/s" at LAT_BYTES, BW_BYTES.
+	# np PROVIDER veth|memif: one NetPIPE run; prints "usec MB/s" at
+	# LAT_BYTES and BW_BYTES. veth: a rank in each namespace; memif: both
+	# in the first.
 	np() {
-		(cd "$TMP" && timeout 300 mpirun --allow-run-as-root -H "$NSA,$NSB" -np 2 \
-			--mca plm_rsh_agent "$TMP/agent.sh" --mca oob_tcp_if_include 10.84.0.0/24 \
+		local where=(-H "$NSA,$NSB" --mca plm_rsh_agent "$TMP/agent.sh") memif=0
+
+		if [ "$2" = memif ]; then
+			where=(--host "localhost:2")
+			memif=1
+			rm -f "$TMP/np-memif.sock" # a server cannot listen where one did
+		fi
+		(cd "$TMP" && NP_MEMIF=$memif ip netns exec "$NSA" timeout 300 mpirun --allow-run-as-root \
+			"${where[@]}" -np 2 --mca oob_tcp_if_include 10.84.0.0/24 \
 			--bind-to none --mca mpi_yield_when_idle 1 \
 			--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "$1" \
-			-x FI_PROVIDER_PATH "$TMP/rank.sh" NPopenmpi -p 0 -u "$BW_BYTES" -o "$TMP/np.out") \
-			>"$TMP/np.txt" 2>&1 || run_failed "$TMP/np.txt" "NPopenmpi over $1"
+			-x FI_PROVIDER_PATH -x NP_MEMIF "$TMP/rank.sh" NPopenmpi -p 0 -u "$BW_BYTES" \
+			-o "$TMP/np.out") >"$TMP/np.txt" 2>&1 || run_failed "$TMP/np.txt" "NPopenmpi over $1 ($2)"
 		awk -v l="$LAT_BYTES" -v b="$BW_BYTES" '$1 == l { u = $3 * 1e6 } $1 == b { m = $2 / 8 }
 			END { if (u == "" || m == "") exit 1; printf "%.2f %.1f\n", u, m }' "$TMP/np.out" ||
 			run_failed "$TMP/np.out" "NPopenmpi over $1: no $LAT_BYTES B or $BW_BYTES B row"
 	}
-	for p in uet tcp "udp;ofi_rxd"; do
+	for run in uet:veth tcp:veth "udp;ofi_rxd:veth" uet:memif; do
+		p=${run%:*}
 		lat=()
 		bw=()
 		for r in $(seq "$ROUNDS"); do
-			out=$(np "$p")
+			out=$(np "$p" "${run##*:}")
 			lat+=("${out% *}")
 			bw+=("${out#* }")
-			echo "NetPIPE $p round $r: ${lat[-1]} us at $LAT_BYTES B, ${bw[-1]} MB/s at $BW_BYTES B"
+			echo "NetPIPE $run round $r: ${lat[-1]} us at $LAT_BYTES B, ${bw[-1]} MB/s at $BW_BYTES B"
 		done
-		summary "NetPIPE over $p (veth pair)" "${lat[*]}" "${bw[*]}"
+		summary "NetPIPE over $p (${run##*:})" "${lat[*]}" "${bw[*]}"
 	done
 fi

@@ -137,6 +137,9 @@ def main():
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
         except ImportError:
+            print("plot: mpi_alltoall.png not drawn: %s has no matplotlib "
+                  "(python3-matplotlib; tools/demo_mpi.sh takes /usr/bin/python3 when it has it)"
+                  % sys.executable, file=sys.stderr)
             return
         fig, ax = plt.subplots(figsize=(8, 4.5))
         for r in rows:
