@@ -335,5 +335,5 @@ if [ "$PLOT" = 1 ]; then
 	RUN_JSONS=()
 	for lb in "${LB_LIST[@]}"; do RUN_JSONS+=("$OUT/$lb.json"); done
 	python3 "$ROOT/tools/plot.py" "${RUN_JSONS[@]}" --labels "$LBS" -o "$OUT/runs.png" ||
-		echo "demo: runs.png not drawn (tools/plot.py needs python3-matplotlib)" >&2
+		echo "demo: runs.png not drawn (tools/plot.py said why, above)" >&2
 fi

@@ -155,11 +155,5 @@ IFS=, read -r -a LB_LIST <<<"$LBS"
 for lb in "${LB_LIST[@]}"; do
 	run_one "$lb"
 done
-# The analysis draws with matplotlib: Debian's python3 has it (tools/setup.sh)
-# where the one first on PATH (a venv, pyenv, conda) may not.
-PY=python3
-if ! python3 -c 'import matplotlib' 2>/dev/null && /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-	PY=/usr/bin/python3
-fi
-"$PY" "$ROOT/tools/demo/analyze_mpi.py" --out "$OUT" --lb "$LBS" --link "${LINK/:/-}" \
+python3 "$ROOT/tools/demo/analyze_mpi.py" --out "$OUT" --lb "$LBS" --link "${LINK/:/-}" \
 	--down "$DOWN_AT" --up "$UP_AT" | tee "$OUT/summary.txt"

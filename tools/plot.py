@@ -20,6 +20,8 @@ import json
 import os
 import sys
 
+import mplenv
+
 PANELS = ("timeline", "fct", "evs", "ports", "latency")
 
 
@@ -174,6 +176,7 @@ def main():
                     help="panels: timeline, fct, evs, ports, latency")
     ap.add_argument("--ports", type=int, default=8, help="ports drawn per run (8)")
     a = ap.parse_args()
+    mplenv.need_pyplot("plot.py")
     labels = a.labels.split(",") if a.labels else [os.path.basename(p) for p in a.reports]
     if len(labels) != len(a.reports):
         print("plot.py: --labels: %d names for %d reports" % (len(labels), len(a.reports)),
@@ -191,13 +194,8 @@ def main():
         print("plot.py: nothing to draw: the reports have none of %s" % ", ".join(want),
               file=sys.stderr)
         return 2
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("plot.py: needs python3-matplotlib (apt-get install python3-matplotlib)",
-              file=sys.stderr)
+    plt = mplenv.pyplot("plot.py", a.out)
+    if plt is None:
         return 1
     cols = 2 if len(panels) > 1 else 1
     rows = (len(panels) + cols - 1) // cols

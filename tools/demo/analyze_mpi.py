@@ -20,7 +20,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from analyze import parse_snmp, router_drops  # noqa: E402
+import mplenv  # noqa: E402
 
 
 def phase_gbps(ends, per_iter, a, b):
@@ -104,6 +106,8 @@ def main():
     ap.add_argument("--up", type=float, required=True, help="and came back (s)")
     ap.add_argument("--no-plot", action="store_true")
     a = ap.parse_args()
+    if not a.no_plot:
+        mplenv.need_pyplot("analyze_mpi.py")
     rows = [analyze_lb(a.out, lb, a.down, a.up) for lb in a.lb.split(",")]
     print("MPI all-to-all, steps of %d B between hosts each; %s down from %.1f s to %.1f s"
           % (rows[0]["bytes_per_iter"], a.link, a.down, a.up))
@@ -132,14 +136,8 @@ def main():
                    "runs": [{k: v for k, v in r.items() if k != "timeline"} for r in rows]},
                   f, indent=1)
     if not a.no_plot:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("plot: mpi_alltoall.png not drawn: %s has no matplotlib "
-                  "(python3-matplotlib; tools/demo_mpi.sh takes /usr/bin/python3 when it has it)"
-                  % sys.executable, file=sys.stderr)
+        plt = mplenv.pyplot("analyze_mpi.py", "mpi_alltoall.png")
+        if plt is None:
             return
         fig, ax = plt.subplots(figsize=(8, 4.5))
         for r in rows:

@@ -82,6 +82,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import mplenv  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -2177,6 +2180,8 @@ def main():
     if "ties" in figs and any(x.startswith("--shuffle-ties") for x in a.sim_arg):
         ap.error("--figs ties: it runs each incast with and without --shuffle-ties itself; "
                  "drop --sim-arg=--shuffle-ties")
+    if not (a.joblist or a.slurm):
+        mplenv.need_pyplot("paper_figures.py")
     os.makedirs(a.out_dir, exist_ok=True)
     if not (a.joblist or a.slurm or (a.merge and a.any_build)):
         if not os.access(a.uet_sim, os.X_OK):
@@ -2225,13 +2230,7 @@ def main():
                          r.id, a.out_dir, r.file_id,
                          "" if a.any_build else ", or --any-build for a cluster's"))
         res[r.id] = summary(rep)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        plt = None
-        print("python3-matplotlib is not installed: tables only", file=sys.stderr)
+    plt = mplenv.pyplot("paper_figures.py", "the PNGs (tables only)")
     md = []
     for f in figs:
         fig = FIGS[f]
