@@ -650,9 +650,9 @@ msg_handle(const struct match *m, const struct m_msg *g)
 	return (uint64_t)g->seq << 32 | ((uint32_t)(g - m->msg) + 1);
 }
 
-/* The record a handle names, if it still holds that message. */
+/* The record a peek's handle names, if it still holds that message. */
 static struct m_msg *
-claimed_msg(struct match *m, uint64_t handle)
+handle_msg(struct match *m, uint64_t handle)
 {
 	uint32_t i = (uint32_t)handle - 1;
 
@@ -711,7 +711,7 @@ uet_ep_claim(struct uet_ep *ep, uint64_t handle)
 
 	if (ep == NULL || ep->match == NULL)
 		return UET_ERR_INVAL;
-	g = claimed_msg(ep->match, handle);
+	g = handle_msg(ep->match, handle);
 	/* In the unexpected queue: neither waiting its turn, taken nor
 	 * claimed already. */
 	if (g == NULL || g->claimed || g->waiting || g->recv != NONE32)
@@ -736,7 +736,7 @@ uet_ep_post_recv(struct uet_ep *ep, const struct uet_recv_req *q, uint64_t *hand
 		return UET_ERR_INVAL;
 	m = ep->match;
 	if (q->claim != 0) {
-		claimed = claimed_msg(m, q->claim);
+		claimed = handle_msg(m, q->claim);
 		if (claimed == NULL || !claimed->claimed || claimed->recv != NONE32)
 			return UET_ERR_INVAL;
 	}

@@ -266,16 +266,25 @@ ufi_ep_retry(struct ufi_ep *ep)
 	}
 }
 
-/* A request to send's length and token, from its bytes. */
-static void
-rts_parse(const uint8_t *b, uint64_t *len, uint32_t *token)
+/* A request to send's fields, from its bytes (issue() writes them). */
+static uint64_t
+rts_len(const uint8_t *b)
 {
-	*len = 0;
-	*token = 0;
+	uint64_t len = 0;
+
 	for (unsigned i = 0; i < 8; i++)
-		*len |= (uint64_t)b[i] << (8 * i);
+		len |= (uint64_t)b[i] << (8 * i);
+	return len;
+}
+
+static uint32_t
+rts_token(const uint8_t *b)
+{
+	uint32_t token = 0;
+
 	for (unsigned i = 0; i < 4; i++)
-		*token |= (uint32_t)b[8 + i] << (8 * i);
+		token |= (uint32_t)b[8 + i] << (8 * i);
+	return token;
 }
 
 /* The receive of a rendezvous's data, into the application's buffer,
@@ -285,13 +294,13 @@ rendezvous_accept(struct ufi_op *op, const struct uet_recv_done *d)
 {
 	struct ufi_ep *ep = op->ep;
 	struct uet_recv_req q = { 0 };
-	uint64_t len; /* the data message's own length is what counts */
 	int rc;
 
 	op->rv = RV_DATA;
 	op->tag = d->tag & ~(uint64_t)UFI_TAG_RTS;
 	op->ip = d->src_ip;
-	rts_parse(op->bounce ? op->rts : op->buf, &len, &op->token);
+	/* Only the token: the data message's own length is what counts. */
+	op->token = rts_token(op->bounce ? op->rts : op->buf);
 	op->bounce = false;
 	q.buf = op->len > 0 ? op->buf : zero_len_buf;
 	q.len = (uint32_t)op->len; /* the application's buffer */
@@ -532,7 +541,6 @@ do_peek(struct ufi_ep *ep, struct uet_recv_req *q, void *context, uint64_t flags
 	struct uet_peek pk;
 	struct ufi_op *op;
 	uint64_t len, tag;
-	uint32_t token;
 	int rc;
 
 	if ((flags & FI_CLAIM) && context == NULL)
@@ -551,7 +559,7 @@ do_peek(struct ufi_ep *ep, struct uet_recv_req *q, void *context, uint64_t flags
 		/* A rendezvous: the length is in the request's bytes (its
 		 * head, also when it waits without a buffer). */
 		if (pk.msg_len == UFI_RTS_BYTES && pk.head_len == UFI_RTS_BYTES)
-			rts_parse(pk.head, &len, &token);
+			len = rts_len(pk.head);
 		else
 			rc = UET_ERR_MALFORMED;
 	}
