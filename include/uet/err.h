@@ -33,6 +33,8 @@ enum uet_err {
 	UET_ERR_TRUNCATED = -218,   /* the message was longer than the receive's
 				     * buffer: what fitted was placed */
 	UET_ERR_NO_MSG = -219,      /* uet_ep_peek(): no message matches */
+	UET_ERR_FOREIGN = -220,     /* packet of another job, or from an
+				     * address the endpoint does not take */
 };
 
 /* Short, static, human-readable name of an error code. */

@@ -208,6 +208,12 @@ struct uet_callbacks {
 	/* With receive-side matching (uet_ep_config.max_posted_recvs): a
 	 * posted receive completed; rx_data and rx_msg are then not called. */
 	void (*recv_done)(void *user, const struct uet_recv_done *d);
+	/* Optional: may a packet from ip open a target PDC here? false: it
+	 * is dropped unanswered and counted (rx_foreign_addr) before any
+	 * state is made, so that senders outside a run (another run on the
+	 * same fabric, a stranger) cannot take PDCs or be counted as its
+	 * traffic. Unset: every address may. */
+	bool (*peer_ok)(void *user, uint32_t ip);
 };
 
 struct uet_ep_config {
@@ -370,7 +376,10 @@ struct uet_ep_config {
 				   * checksums in software; default off */
 
 	/* SES fields stamped on every request */
-	uint32_t job_id;          /* 24 bits */
+	uint32_t job_id;          /* 24 bits; not 0: requests of other jobs
+				   * are dropped (rx_foreign_job), as UET
+				   * resolves a request's target within its
+				   * job; 0: every job's accepted */
 	uint32_t initiator_id;
 
 	/* Load balancing and congestion control */
@@ -554,6 +563,8 @@ struct uet_ep_stats {
 	uint64_t rx_bad_ack;        /* ACK/SACK/NACK for PSNs never sent */
 	uint64_t rx_stale;          /* older incarnation, stale NACK/ACK */
 	uint64_t rx_no_resources;   /* no PDC slot, window or message slot */
+	uint64_t rx_foreign_job;    /* requests of another job (cfg.job_id) */
+	uint64_t rx_foreign_addr;   /* from an address cb.peer_ok refused */
 	/* sender recovery */
 	uint64_t nack_retx;         /* packets queued for retransmission by NACK */
 	uint64_t nack_deferred;     /* trim NACKs past max_nack_retx: left to RTO */
@@ -641,6 +652,11 @@ bool uet_ep_pdc_iter(const struct uet_ep *ep, uint32_t *cursor,
 
 /* PDCs of either role currently held, time-wait records included. */
 uint32_t uet_ep_pdc_count(const struct uet_ep *ep);
+
+/* The job id (24 bits) stamped on requests from now on and required of
+ * those that arrive (uet_ep_config.job_id), for a job agreed after the
+ * endpoint was made (before its traffic). 0 or UET_ERR_INVAL. */
+int uet_ep_set_job_id(struct uet_ep *ep, uint32_t job_id);
 
 /* true when nothing is queued, in flight, in reassembly or pending. */
 bool uet_ep_idle(const struct uet_ep *ep);

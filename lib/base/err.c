@@ -25,6 +25,7 @@ uet_strerror(int err)
 	case UET_ERR_CANCELED: return "receive canceled";
 	case UET_ERR_TRUNCATED: return "message truncated";
 	case UET_ERR_NO_MSG: return "no matching message";
+	case UET_ERR_FOREIGN: return "packet of another job or peer";
 	default: return "unknown error";
 	}
 }

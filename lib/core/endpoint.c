@@ -731,6 +731,15 @@ uet_ep_open_initiators(const struct uet_ep *ep)
 	return n;
 }
 
+int
+uet_ep_set_job_id(struct uet_ep *ep, uint32_t job_id)
+{
+	if (ep == NULL || job_id > 0xffffff)
+		return UET_ERR_INVAL;
+	ep->cfg.job_id = job_id;
+	return 0;
+}
+
 bool
 uet_ep_idle(const struct uet_ep *ep)
 {

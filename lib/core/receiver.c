@@ -242,6 +242,14 @@ rx_lookup(struct uet_ep *ep, const struct uet_hdr *h, const struct uet_rx_meta *
 		uint32_t start = h->psn - uet_syn_psn_offset(h->dpdcid);
 		uint64_t key = ep_key_tgt(meta->src_ip, h->spdcid);
 
+		/* Before anything is made for it: a sender outside the run
+		 * gets no PDC and no answer. */
+		if (ep->cfg.cb.peer_ok != NULL && !ep->cfg.cb.peer_ok(ep->cfg.user, meta->src_ip)) {
+			ep->st.rx_foreign_addr++;
+			*rc = UET_ERR_FOREIGN;
+			return NULL;
+		}
+
 		if (uet_hmap_get(&ep->pdc_map, key, &slot)) {
 			p = &ep->pdcs[slot];
 			if (p->rx.start_psn == start) {
@@ -364,6 +372,14 @@ rx_on_request(struct uet_ep *ep, const struct uet_hdr *h, const uint8_t *payload
 	struct pdc *p;
 	int rc = 0;
 
+	/* Another job's request (another run on the same fabric and port)
+	 * is not this endpoint's: dropped before it touches a PDC. Control
+	 * packets carry no job; they open nothing without a sender that
+	 * peer_ok admits. */
+	if (!is_ctrl && ep->cfg.job_id != 0 && h->ses.job_id != ep->cfg.job_id) {
+		ep->st.rx_foreign_job++;
+		return UET_ERR_FOREIGN;
+	}
 	p = rx_lookup(ep, h, meta, now, &created, &rc);
 	if (p == NULL)
 		return rc;

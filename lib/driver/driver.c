@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,8 @@ struct uet_drv {
 				      * answers the one before it */
 	uint64_t *ping_ns;           /* ... when each local ping left */
 	uint32_t npend;              /* flows waiting in pend queues */
+	uint8_t *dead;               /* fail_dead_peers: per rank, a PDC to it
+				      * gave up */
 	struct uet_drv_stats st;
 };
 
@@ -92,7 +95,9 @@ uet_drv_create(const struct uet_drv_cfg *c, struct uet_drv **out)
 	n = c->wl->nflows ? c->wl->nflows : 1;
 	d->flow_bad = calloc(n, 1);
 	d->pend = calloc(c->wl->hosts ? c->wl->hosts : 1, sizeof(*d->pend));
-	if (d->flow_bad == NULL || d->pend == NULL)
+	if (c->fail_dead_peers)
+		d->dead = calloc(c->wl->hosts ? c->wl->hosts : 1, 1);
+	if (d->flow_bad == NULL || d->pend == NULL || (c->fail_dead_peers && d->dead == NULL))
 		goto oom;
 	if (c->repeat) {
 		d->seq = calloc(n, sizeof(uint32_t));
@@ -138,6 +143,7 @@ uet_drv_destroy(struct uet_drv *d)
 	free(d->seq);
 	free(d->ended);
 	free(d->ping_ns);
+	free(d->dead);
 	free(d);
 }
 
@@ -193,6 +199,10 @@ send_msg(struct uet_drv *d, uint32_t flow, uint64_t tag, uint64_t now_ns)
 	struct uet_send_req r;
 	int rc;
 
+	if (d->dead != NULL && d->dead[f->dst]) {
+		d->st.dead_peer_msgs++;
+		return UET_ERR_TIMEOUT;
+	}
 	memset(&r, 0, sizeof(r));
 	r.stream = f->stream;
 	r.buf = NULL; /* filled per packet (uet_drv_fill), or left as is */
@@ -204,6 +214,17 @@ send_msg(struct uet_drv *d, uint32_t flow, uint64_t tag, uint64_t now_ns)
 	return rc;
 }
 
+/* Iterations: flow failed at its sender; a receiver that will never see it
+ * complete must not wait. */
+static void
+tell_receiver(struct uet_drv *d, uint32_t flow, uint64_t now_ns)
+{
+	if (d->cfg.local[d->wl->flows[flow].dst])
+		uet_drv_peer_gave_up(d, flow, now_ns);
+	else if (d->cfg.gave_up != NULL)
+		d->cfg.gave_up(d->cfg.ctx, flow, now_ns);
+}
+
 /* Iterations: 0 sent or dropped for good, 1 to retry later. */
 static int
 try_flow(struct uet_drv *d, uint32_t flow, uint64_t now_ns)
@@ -213,12 +234,15 @@ try_flow(struct uet_drv *d, uint32_t flow, uint64_t now_ns)
 	if (rc == UET_ERR_NOBUFS)
 		return 1;
 	if (rc != 0) {
-		/* A message the endpoint refuses outright would never
-		 * complete: record it failed so the run goes on. */
-		d->st.send_errors++;
+		/* A message the endpoint refuses outright (or one to a dead
+		 * peer) would never complete: record it failed so the run
+		 * goes on. */
+		if (rc != UET_ERR_TIMEOUT)
+			d->st.send_errors++;
 		(void)uet_meas_submit(d->meas, flow, now_ns);
 		(void)uet_meas_send_done(d->meas, flow, now_ns, rc);
 		(void)uet_wl_run_send_done(d->wr, flow, rel(d, now_ns));
+		tell_receiver(d, flow, now_ns);
 	}
 	return 0;
 }
@@ -247,7 +271,8 @@ start_flows(struct uet_drv *d, uint64_t now_ns)
 					d->npend++;
 			}
 		}
-	} while (n == READY_BATCH);
+		/* a flow failed at once may have made others ready */
+	} while (n > 0);
 }
 
 /* Streams: flow is owed a message, which may be due at once. */
@@ -319,7 +344,13 @@ feed_streams(struct uet_drv *d, uint64_t now_ns)
 
 		if (rc == UET_ERR_NOBUFS)
 			break; /* no message slot: after the next completion */
-		if (rc != 0) {
+		if (rc == UET_ERR_TIMEOUT) {
+			/* its peer is dead: the stream ends */
+			if (d->pingpong)
+				end_chain(d, f);
+			else
+				end_stream(d, f);
+		} else if (rc != 0) {
 			d->st.send_errors++;
 			if (d->pingpong)
 				end_chain(d, f);
@@ -371,12 +402,21 @@ uet_drv_stats(const struct uet_drv *d)
 	return &d->st;
 }
 
+/* A received message is flow's: its tag names it, and (with rank_ip) it
+ * came from the flow's source. */
+static bool
+from_flow_src(const struct uet_drv *d, uint64_t flow, uint32_t src_ip)
+{
+	return flow < d->wl->nflows &&
+	       (d->cfg.rank_ip == NULL || d->cfg.rank_ip[d->wl->flows[flow].src] == src_ip);
+}
+
 void
 uet_drv_rx_data(struct uet_drv *d, const struct uet_rx_data *x, uint64_t now_ns)
 {
 	uint64_t flow = x->tag & UET_DRV_FLOW_MASK;
 
-	if (flow >= d->wl->nflows)
+	if (!from_flow_src(d, flow, x->src_ip))
 		return;
 	if (d->running) {
 		(void)uet_meas_rx_bytes(d->meas, now_ns, x->len);
@@ -408,7 +448,11 @@ uet_drv_rx_msg(struct uet_drv *d, const struct uet_rx_msg *x)
 {
 	uint64_t flow = x->tag & UET_DRV_FLOW_MASK;
 
-	if (flow >= d->wl->nflows || x->status != 0 || !d->running)
+	if (!from_flow_src(d, flow, x->src_ip)) {
+		d->st.foreign_msgs++;
+		return;
+	}
+	if (x->status != 0 || !d->running)
 		return;
 	if (d->cfg.verify) {
 		d->st.verify_checked++;
@@ -436,6 +480,19 @@ uet_drv_peer_gave_up(struct uet_drv *d, uint32_t flow, uint64_t now_ns)
 		(void)uet_wl_run_recv_done(d->wr, flow, rel(d, now_ns));
 }
 
+/* fail_dead_peers: a PDC to rank gave up; what waits for it fails at the
+ * next step. */
+static void
+mark_dead(struct uet_drv *d, uint32_t rank, uint64_t now_ns)
+{
+	char why[48];
+
+	d->dead[rank] = 1;
+	d->st.dead_peers++;
+	snprintf(why, sizeof(why), "rank %u: a PDC gave up", rank);
+	(void)uet_meas_event(d->meas, now_ns, "peer-dead", why);
+}
+
 void
 uet_drv_tx_done(struct uet_drv *d, const struct uet_tx_done *x, uint64_t now_ns)
 {
@@ -443,7 +500,11 @@ uet_drv_tx_done(struct uet_drv *d, const struct uet_tx_done *x, uint64_t now_ns)
 
 	if (flow >= d->wl->nflows || !d->running)
 		return;
-	d->st.progress++;
+	if (x->status == 0)
+		d->st.progress++;
+	else if (x->status == UET_ERR_TIMEOUT && d->dead != NULL &&
+		 !d->dead[d->wl->flows[flow].dst])
+		mark_dead(d, d->wl->flows[flow].dst, x->done_ns);
 	if (d->cfg.repeat) {
 		(void)uet_meas_msg_acked(d->meas, (uint32_t)flow, x->submit_ns, x->done_ns,
 					 x->status);
@@ -470,13 +531,8 @@ uet_drv_tx_done(struct uet_drv *d, const struct uet_tx_done *x, uint64_t now_ns)
 	}
 	(void)uet_meas_send_done(d->meas, (uint32_t)flow, x->done_ns, x->status);
 	(void)uet_wl_run_send_done(d->wr, (uint32_t)flow, rel(d, x->done_ns));
-	if (x->status == 0)
-		return;
-	/* A receiver that will never see it complete must not wait. */
-	if (d->cfg.local[d->wl->flows[flow].dst])
-		uet_drv_peer_gave_up(d, (uint32_t)flow, now_ns);
-	else if (d->cfg.gave_up != NULL)
-		d->cfg.gave_up(d->cfg.ctx, (uint32_t)flow, now_ns);
+	if (x->status != 0)
+		tell_receiver(d, (uint32_t)flow, now_ns);
 }
 
 /* --- payload pattern --- */

@@ -45,6 +45,19 @@ struct uet_drv_cfg {
 					* before uet_wl_paced_ns(size, rate, k)
 					* after the start; 0: unpaced */
 	bool verify;                   /* check every received byte */
+	/* A message whose PDC gave up on its peer (UET_ERR_TIMEOUT: the
+	 * retry limit passed without an answer) marks that rank dead: every
+	 * message to it that waits here, or comes later, fails at once
+	 * instead of spending the retry limit again (a killed or frozen
+	 * peer ends an -n run in one retry limit, not one per message).
+	 * Off where a peer cut off for a while comes back (a simulated
+	 * fabric's failure and repair). */
+	bool fail_dead_peers;
+	/* wl->hosts entries: each rank's address. A message counts for flow
+	 * f only when it came from rank f->src's address (tag alone could be
+	 * anyone's: a stranger's, another run's); others are counted
+	 * (foreign_msgs) and ignored. NULL: the tag alone. */
+	const uint32_t *rank_ip;
 	/* Send r (stream, length, tag set) for flow f from the endpoint of
 	 * rank f->src to rank f->dst's address, which the caller fills in,
 	 * at now_ns: 0 (queued), UET_ERR_NOBUFS (try again after a
@@ -60,11 +73,20 @@ struct uet_drv_cfg {
 };
 
 struct uet_drv_stats {
-	uint64_t progress;             /* bytes received plus completions */
+	uint64_t progress;             /* bytes received plus messages
+					* delivered or acknowledged (not
+					* failed ones: a dead peer is no
+					* progress) */
 	uint64_t rx_bytes;
 	uint64_t verify_checked, verify_bad; /* messages */
 	uint64_t send_errors;          /* sends refused for good */
 	uint64_t streams_ended;        /* streams stopped by a failed message */
+	uint64_t dead_peer_msgs;       /* messages failed unsent: their
+					* destination was dead
+					* (fail_dead_peers) */
+	uint32_t dead_peers;           /* ranks marked dead */
+	uint64_t foreign_msgs;         /* messages whose sender is not their
+					* flow's (rank_ip) */
 };
 
 struct uet_drv;

@@ -22,6 +22,19 @@ uet_drv_spec_from_opts(const struct uet_perf_opts *o, uint32_t nranks, uint64_t 
 		snprintf(err, errlen, "option '--pattern': '%s' is not known", o->pattern);
 		return -1;
 	}
+	/* The workload's own checks name no option: these two, ranks of the
+	 * run, are the user's to fix. */
+	if (nranks > 0 && o->root >= nranks) {
+		snprintf(err, errlen, "option '--root': %u is not a rank of the run (ranks 0..%u)",
+			 o->root, nranks - 1);
+		return -1;
+	}
+	if (nranks > 0 && o->fanin > nranks - 1 &&
+	    (s->pattern == UET_WL_INCAST || s->pattern == UET_WL_OUTCAST)) {
+		snprintf(err, errlen, "option '--fanin': %u senders, but the run has %u other ranks",
+			 o->fanin, nranks - 1);
+		return -1;
+	}
 	s->hosts = nranks;
 	s->size_bytes = o->size_bytes;
 	s->streams = o->streams;

@@ -338,7 +338,8 @@ bool uet_meas_nic(const struct uet_meas *m, struct uet_meas_nic *out);
 	X(rx_ce_pkts) X(rx_trimmed_pkts) X(rx_ack_pkts) X(rx_nack_pkts) \
 	X(rx_probe_pkts) X(rx_foreign_ev) X(rx_dup_pkts) X(rx_malformed) \
 	X(rx_unsupported) X(rx_unknown_pdc) X(rx_psn_window) X(rx_bad_ack) \
-	X(rx_stale) X(rx_no_resources) X(nack_retx) X(nack_deferred) \
+	X(rx_stale) X(rx_no_resources) X(rx_foreign_job) X(rx_foreign_addr) \
+	X(nack_retx) X(nack_deferred) \
 	X(loss_inferred) X(probe_losses) X(rto_events) X(rto_lost_pkts) \
 	X(rto_deferred) X(spurious_retx) X(spurious_losses) X(spurious_rto) X(loss_undos) \
 	X(rtt_samples) X(msgs_submitted) X(msgs_acked) X(msgs_failed) \
@@ -354,7 +355,8 @@ bool uet_meas_nic(const struct uet_meas *m, struct uet_meas_nic *out);
  * spurious or network-made copy, not a problem of the packet). */
 #define UET_EP_STATS_DISCARD_FIELDS(X) \
 	X(rx_malformed) X(rx_unsupported) X(rx_unknown_pdc) \
-	X(rx_psn_window) X(rx_bad_ack) X(rx_stale) X(rx_no_resources)
+	X(rx_psn_window) X(rx_bad_ack) X(rx_stale) X(rx_no_resources) \
+	X(rx_foreign_job) X(rx_foreign_addr)
 
 /* sum->x += one->x for every field of struct uet_ep_stats. */
 void uet_meas_add_ep_stats(struct uet_ep_stats *sum,

@@ -458,6 +458,122 @@ test_failures(void **state)
 	uet_wl_free(wl);
 }
 
+/* fail_dead_peers: the first message whose PDC gave up (UET_ERR_TIMEOUT)
+ * marks its destination dead; every later message to it fails unsent, at
+ * once, and a failure is no progress. Without the flag each message tries
+ * again. Streams into a dead rank end at their next message. */
+static void
+test_dead_peers(void **state)
+{
+	struct uet_wl *wl = build(UET_WL_PAIR, 2, 100, 5, 1);
+	const bool src_only[2] = { true, false };
+	struct uet_meas *m = meas_of(wl, src_only, false);
+	struct uet_drv_cfg c = { .wl = wl, .local = src_only, .send = fake_send,
+				 .gave_up = fake_gave_up, .fail_dead_peers = true };
+	struct uet_meas_flow_rec r;
+	struct fake k;
+	struct uet_drv *d;
+	uint32_t i;
+
+	(void)state;
+	d = start_drv(&c, &k, m);
+	uet_drv_step(d, T0);
+	assert_int_equal(k.n, 1);
+	ack(d, 0, T0 + 100, UET_ERR_TIMEOUT);
+	assert_false(uet_drv_done(d));
+	uet_drv_step(d, T0 + 101);
+	assert_int_equal(k.n, 1); /* nothing more sent to the dead rank */
+	assert_true(uet_drv_done(d));
+	assert_int_equal(uet_drv_stats(d)->dead_peers, 1);
+	assert_int_equal(uet_drv_stats(d)->dead_peer_msgs, 4);
+	assert_int_equal(uet_drv_stats(d)->send_errors, 0);
+	assert_int_equal(uet_drv_stats(d)->progress, 0);
+	assert_int_equal(k.n_gave_up, 5); /* each receiver released */
+	for (i = 1; i < 5; i++) {
+		assert_int_equal(uet_meas_flow_get(m, i, &r), 0);
+		assert_int_equal(r.status, UET_MEAS_FAILED);
+		assert_int_equal(r.send_status, UET_ERR_TIMEOUT);
+	}
+	assert_int_equal(uet_meas_event_count(m), 1);
+	assert_string_equal(uet_meas_event_get(m, 0)->kind, "peer-dead");
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+
+	/* Without the flag: the next message is sent. */
+	m = meas_of(wl, src_only, false);
+	c.fail_dead_peers = false;
+	d = start_drv(&c, &k, m);
+	uet_drv_step(d, T0);
+	ack(d, 0, T0 + 100, UET_ERR_TIMEOUT);
+	uet_drv_step(d, T0 + 101);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(uet_drv_stats(d)->dead_peers, 0);
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+	uet_wl_free(wl);
+
+	/* Streams: an incast into rank 0; rank 1's message gives up, rank
+	 * 2's succeeds, and its next message is not sent: its stream ends. */
+	{
+		const bool senders[3] = { false, true, true };
+
+		wl = build(UET_WL_INCAST, 3, 100, 1, 1);
+		m = meas_of(wl, senders, true);
+		c = (struct uet_drv_cfg){ .wl = wl, .local = senders, .send = fake_send,
+					  .repeat = true, .fail_dead_peers = true };
+		d = start_drv(&c, &k, m);
+		uet_drv_step(d, T0);
+		assert_int_equal(k.n, 2);
+		assert_int_equal(k.dst[0], 0);
+		assert_int_equal(k.dst[1], 0);
+		ack(d, k.tag[0], T0 + 100, UET_ERR_TIMEOUT);
+		ack(d, k.tag[1], T0 + 100, 0);
+		uet_drv_step(d, T0 + 101);
+		assert_int_equal(k.n, 2);
+		assert_int_equal(uet_drv_stats(d)->streams_ended, 2);
+		assert_true(uet_drv_done(d));
+		uet_drv_destroy(d);
+		uet_meas_destroy(m);
+		uet_wl_free(wl);
+	}
+}
+
+/* rank_ip: a message counts for its flow only from the flow's source; one
+ * with the right tag from another address (a stranger, another run) is
+ * counted apart and changes nothing. */
+static void
+test_sender_must_match(void **state)
+{
+	struct uet_wl *wl = build(UET_WL_PAIR, 2, 100, 1, 0);
+	const bool dst_only[2] = { false, true };
+	const uint32_t ips[2] = { 0x0a000001, 0x0a000002 };
+	struct uet_meas *m = meas_of(wl, dst_only, false);
+	struct uet_drv_cfg c = { .wl = wl, .local = dst_only, .send = fake_send,
+				 .rank_ip = ips };
+	struct uet_rx_data dx = { .src_ip = 0x0b000001, .tag = 0, .msg_len = 100, .len = 100 };
+	struct uet_rx_msg mx = { .src_ip = 0x0b000001, .tag = 0, .msg_len = 100,
+				 .done_ns = T0 + 10 };
+	struct fake k;
+	struct uet_drv *d;
+
+	(void)state;
+	d = start_drv(&c, &k, m);
+	uet_drv_rx_data(d, &dx, T0 + 5);
+	uet_drv_rx_msg(d, &mx);
+	assert_int_equal(uet_drv_stats(d)->foreign_msgs, 1);
+	assert_int_equal(uet_drv_stats(d)->rx_bytes, 0);
+	assert_int_equal(uet_drv_stats(d)->progress, 0);
+	assert_false(uet_drv_done(d));
+	dx.src_ip = mx.src_ip = ips[0];
+	uet_drv_rx_data(d, &dx, T0 + 15);
+	uet_drv_rx_msg(d, &mx);
+	assert_int_equal(uet_drv_stats(d)->rx_bytes, 100);
+	assert_true(uet_drv_done(d));
+	uet_drv_destroy(d);
+	uet_meas_destroy(m);
+	uet_wl_free(wl);
+}
+
 /* --verify: the fill pattern checks out at any offset and split; one
  * wrong byte, or a short message, makes the message bad. */
 static void
@@ -532,6 +648,8 @@ main(void)
 		cmocka_unit_test(test_pingpong_streams),
 		cmocka_unit_test(test_paced_streams),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_dead_peers),
+		cmocka_unit_test(test_sender_must_match),
 		cmocka_unit_test(test_verify),
 	};
 

@@ -301,7 +301,7 @@ test_json_round_trip(void **state)
 	assert_int_equal(geti(end, "transport.tx_window_waits"), 0);
 	assert_int_equal(geti(end, "transport.credit_granted_bytes"), 0);
 	assert_int_equal(geti(end, "transport.credit_idle_bytes"), 0);
-	assert_int_equal(json_object_size(json_object_get(end, "transport")), 63);
+	assert_int_equal(json_object_size(json_object_get(end, "transport")), 65);
 	/* which of libuet's wire extensions were sent: none here */
 	assert_true(json_is_false(jpath(end, "wire.uet_strict")));
 	assert_int_equal(geti(end, "wire.extensions.dup_acks"), 0);

@@ -353,6 +353,70 @@ test_bad_acks(void **state)
 	assert_int_equal(fx.d.a.tx_done_ok, 1);
 }
 
+/* A run's endpoints (job 7, peers 10.0.0.1-2): a request of another job,
+ * or a new PDC from an address outside the run, is dropped before any
+ * state is made, counted, and not answered; the run's own traffic flows. */
+static bool
+run_peer(void *user, uint32_t ip)
+{
+	(void)user;
+	return ip == 0x0a000001 || ip == 0x0a000002;
+}
+
+static void
+test_foreign_job_and_address(void **state)
+{
+	struct uet_ep_config c;
+	struct uet_ep *stranger;
+	struct uet_send_req r = { .dst_ip = 0x0a000002, .len = 1000, .tag = 5 };
+	struct uet_tx_meta m;
+	struct uet_rx_meta rm = { .src_ip = 0x0a000003, .ev = 1 };
+	struct duo d;
+	const struct uet_ep_stats *s;
+	uint8_t pkt[UET_DATA_HDR_LEN + 4096];
+	int n, job;
+
+	(void)state;
+	duo_config(&c);
+	c.job_id = 7;
+	c.cb.peer_ok = run_peer;
+	assert_int_equal(duo_init(&d, &c), 0);
+	s = uet_ep_stats(d.b.ep);
+	duo_send(&d, &d.a, 1, 3000, 0);
+	assert_true(duo_run(&d, 1000000));
+	assert_int_equal(s->msgs_delivered, 1);
+	/* strangers at 10.0.0.3 with the run's job, then another job */
+	for (job = 7; job <= 8; job++) {
+		c.local_ip = 0x0a000003;
+		c.job_id = (uint32_t)job;
+		c.user = NULL;
+		memset(&c.cb, 0, sizeof(c.cb));
+		assert_int_equal(uet_ep_create(&c, &stranger), 0);
+		assert_int_equal(uet_ep_send(stranger, &r, d.now), 0);
+		n = uet_ep_write_pkt(stranger, pkt, sizeof(pkt), &m, d.now);
+		assert_true(n > 0);
+		assert_int_equal(uet_ep_read_pkt(d.b.ep, &rm, pkt, (size_t)n, d.now),
+				 UET_ERR_FOREIGN);
+		uet_ep_destroy(stranger);
+	}
+	assert_int_equal(s->rx_foreign_addr, 1);
+	assert_int_equal(s->rx_foreign_job, 1);
+	assert_int_equal(uet_ep_pdc_count(d.b.ep), 1);
+	assert_int_equal(uet_ep_write_pkt(d.b.ep, pkt, sizeof(pkt), &m, d.now), 0);
+	/* A of the run, moved to another job: its requests are dropped */
+	assert_int_equal(uet_ep_set_job_id(d.a.ep, 9), 0);
+	assert_int_equal(uet_ep_set_job_id(d.a.ep, 1u << 24), UET_ERR_INVAL);
+	duo_send(&d, &d.a, 2, 3000, 1);
+	(void)duo_run(&d, d.now + 100000);
+	assert_true(s->rx_foreign_job > 1);
+	assert_int_equal(s->msgs_delivered, 1);
+	/* back in the job: the message gets through */
+	assert_int_equal(uet_ep_set_job_id(d.a.ep, 7), 0);
+	assert_true(duo_run(&d, d.now + 100000000));
+	assert_int_equal(s->msgs_delivered, 2);
+	duo_fini(&d);
+}
+
 /* After all that, the outstanding message still completes normally. */
 static void
 test_still_works(void **state)
@@ -374,6 +438,7 @@ main(void)
 		cmocka_unit_test(test_inconsistent_ses),
 		cmocka_unit_test(test_bad_acks),
 		cmocka_unit_test(test_still_works),
+		cmocka_unit_test(test_foreign_job_and_address),
 	};
 
 	return cmocka_run_group_tests_name("badinput", tests, setup, teardown);
