@@ -17,6 +17,7 @@ PACKAGES=(
 	libdpdk-dev dpdk libnuma-dev     # the DPDK data path (lib/dpdk, uet-perf)
 	dpdk-dev                         # dpdk-testpmd, dpdk-telemetry.py (tools/bench)
 	libiniparser-dev libjansson-dev  # configuration and reports
+	libssl-dev                       # OpenSSL: the control channel's key handshake
 	iproute2                         # network namespaces for testbed tests
 	gnuplot-nox                      # tools/demo.sh: the goodput plot (PNG)
 	python3-matplotlib               # tools/sim/paper_figures.py: the PNGs

@@ -80,7 +80,7 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 		fi
 		if ninja -C build-fuzz; then
 			mkdir -p build-fuzz/artifacts
-			for t in wire endpoint endpoint_credit conf; do
+			for t in wire endpoint endpoint_credit endpoint_job conf ctrl; do
 				bin=build-fuzz/tests/fuzz/fuzz_$t
 				corpus=tests/fuzz/corpus/$t
 				work=build-fuzz/corpus-$t

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE /* accept4 */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -9,8 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #include "ctrl.h"
 
@@ -58,6 +67,7 @@ struct ctrl {
 	bool *watch_skip;
 	struct pollfd *watch_pfd; /* ctrl_watch's poll set, and its fd indices */
 	uint32_t *watch_idx;
+	struct ctrl_refused refused; /* rank 0, while the ranks joined */
 };
 
 static uint64_t
@@ -99,6 +109,11 @@ wait_fd(int fd, short ev, uint64_t deadline)
 	}
 }
 
+/* io_all's failures: the deadline passed (or a signal), or the peer's end
+ * of the connection is gone (it exited, or was killed). */
+#define IO_TIMEOUT (-1)
+#define IO_CLOSED (-2)
+
 static int
 io_all(int fd, void *buf, size_t n, bool wr, uint64_t deadline)
 {
@@ -106,14 +121,15 @@ io_all(int fd, void *buf, size_t n, bool wr, uint64_t deadline)
 
 	while (n > 0) {
 		ssize_t k;
+		int rc = wait_fd(fd, wr ? POLLOUT : POLLIN, deadline);
 
-		if (wait_fd(fd, wr ? POLLOUT : POLLIN, deadline) <= 0)
-			return -1;
+		if (rc <= 0)
+			return rc < 0 && !stopped ? IO_CLOSED : IO_TIMEOUT;
 		k = wr ? send(fd, b, n, MSG_NOSIGNAL) : recv(fd, b, n, 0);
 		if (k < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (k <= 0)
-			return -1;
+			return IO_CLOSED;
 		b += k;
 		n -= (size_t)k;
 	}
@@ -146,23 +162,32 @@ send_msg(int fd, json_t *j, uint64_t deadline)
 	return rc;
 }
 
+/* A message, or NULL and in *why (when not NULL) IO_TIMEOUT, IO_CLOSED or
+ * 0 (a malformed one). */
 static json_t *
-recv_msg(int fd, uint64_t deadline)
+recv_msg(int fd, uint64_t deadline, int *why)
 {
 	json_error_t je;
 	uint32_t be, len;
 	char *s;
 	json_t *j;
+	int rc, dummy;
 
-	if (io_all(fd, &be, 4, false, deadline) != 0)
+	if (why == NULL)
+		why = &dummy;
+	*why = 0;
+	if ((rc = io_all(fd, &be, 4, false, deadline)) != 0) {
+		*why = rc;
 		return NULL;
+	}
 	len = ntohl(be);
 	if (len > MAX_MSG_BYTES)
 		return NULL;
 	s = malloc(len + 1);
 	if (s == NULL)
 		return NULL;
-	if (io_all(fd, s, len, false, deadline) != 0) {
+	if ((rc = io_all(fd, s, len, false, deadline)) != 0) {
+		*why = rc;
 		free(s);
 		return NULL;
 	}
@@ -180,73 +205,444 @@ nodelay(int fd)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-static int
-open_coordinator(struct ctrl *c, uint16_t port, uint64_t deadline, char *err, size_t errlen)
+/* --- joining: the handshake --- */
+
+#define NONCE_BYTES 16
+#define MAC_BYTES 32
+#define JOIN_MAX_BYTES 512 /* the longest handshake message */
+#define CTRL_PROTO 2
+
+static void
+to_hex(const uint8_t *b, size_t n, char *out)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(INADDR_ANY) };
-	uint32_t joined = 1;
-	int one = 1;
+	static const char d[] = "0123456789abcdef";
+	size_t i;
 
-	c->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->lfd < 0 || setsockopt(c->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    bind(c->lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(c->lfd, 64) != 0) {
-		snprintf(err, errlen, "control channel: cannot listen on TCP port %u: %s", port,
-			 strerror(errno));
-		return -1;
+	for (i = 0; i < n; i++) {
+		out[2 * i] = d[b[i] >> 4];
+		out[2 * i + 1] = d[b[i] & 15];
 	}
-	while (joined < c->nranks) {
-		json_t *j;
-		json_int_t r, n;
-		int fd;
+	out[2 * n] = '\0';
+}
 
-		if (wait_fd(c->lfd, POLLIN, deadline) <= 0) {
-			snprintf(err, errlen, "control channel: %u of %u ranks joined within "
-				 "%.1f s", joined, c->nranks, c->timeout_ms / 1e3);
+/* Exactly n bytes of hex; 0 or -1. */
+static int
+from_hex(const char *h, uint8_t *b, size_t n)
+{
+	size_t i;
+
+	if (h == NULL || strlen(h) != 2 * n)
+		return -1;
+	for (i = 0; i < 2 * n; i++) {
+		int v = isdigit((unsigned char)h[i]) ? h[i] - '0'
+			: (h[i] >= 'a' && h[i] <= 'f') ? h[i] - 'a' + 10
+			: (h[i] >= 'A' && h[i] <= 'F') ? h[i] - 'A' + 10 : -1;
+
+		if (v < 0)
 			return -1;
-		}
-		fd = accept(c->lfd, NULL, NULL);
-		if (fd < 0)
-			continue;
-		nodelay(fd);
-		j = recv_msg(fd, deadline);
-		r = n = -2;
-		if (j != NULL && json_unpack(j, "{s:I, s:I}", "rank", &r, "nranks", &n) == 0 &&
-		    r == -1 && n == 0) {
-			/* A client without a rank (pairwise mode): the next
-			 * free one, in the order they come. */
-			for (r = 1; r < (json_int_t)c->nranks && c->fds[r] >= 0; r++)
-				;
-			n = c->nranks;
-		}
-		if (j == NULL || n != (json_int_t)c->nranks || r <= 0 || r >= n || c->fds[r] >= 0) {
-			/* A stray or mismatched connection: refuse it, keep
-			 * waiting for the real ones. */
-			json_decref(j);
-			close(fd);
-			continue;
-		}
-		json_decref(j);
-		j = json_pack("{s:I, s:I}", "rank", r, "nranks", (json_int_t)c->nranks);
-		if (j == NULL || send_msg(fd, j, deadline) != 0) {
-			json_decref(j);
-			close(fd);
-			continue;
-		}
-		json_decref(j);
-		c->fds[r] = fd;
-		joined++;
+		if (i % 2 == 0)
+			b[i / 2] = (uint8_t)(v << 4);
+		else
+			b[i / 2] |= (uint8_t)v;
 	}
 	return 0;
 }
 
+/* HMAC-SHA256(key, what || nonce_c || nonce_p || rank || nranks): what
+ * tells the join's proof from the welcome's, the nonces make it fresh. */
 static int
-open_peer(struct ctrl *c, const char *ip, uint16_t port, uint64_t deadline, char *err,
-	  size_t errlen)
+join_mac(const struct ctrl_opts *o, const char *what, const uint8_t *nc, const uint8_t *np,
+	 uint32_t rank, uint32_t nranks, uint8_t *mac)
+{
+	uint8_t m[32 + 2 * NONCE_BYTES + 8];
+	size_t wl = strlen(what), len = 0;
+	unsigned int ml = 0;
+	uint32_t be;
+
+	memcpy(m, what, wl);
+	len = wl;
+	memcpy(m + len, nc, NONCE_BYTES);
+	len += NONCE_BYTES;
+	memcpy(m + len, np, NONCE_BYTES);
+	len += NONCE_BYTES;
+	be = htonl(rank);
+	memcpy(m + len, &be, 4);
+	be = htonl(nranks);
+	memcpy(m + len + 4, &be, 4);
+	len += 8;
+	return HMAC(EVP_sha256(), o->key, (int)o->key_len, m, len, mac, &ml) != NULL &&
+	       ml == MAC_BYTES ? 0 : -1;
+}
+
+/* A handshake message's "mac" against the one expected. */
+static bool
+mac_ok(const json_t *j, const uint8_t *want)
+{
+	uint8_t got[MAC_BYTES];
+
+	return from_hex(json_string_value(json_object_get(j, "mac")), got, MAC_BYTES) == 0 &&
+	       CRYPTO_memcmp(got, want, MAC_BYTES) == 0;
+}
+
+static bool
+keyed(const struct ctrl_opts *o)
+{
+	return o != NULL && o->key_len > 0;
+}
+
+/* A connection in its handshake at rank 0. */
+struct pending {
+	int fd;
+	uint64_t deadline, since;
+	uint8_t nonce[NONCE_BYTES];
+	uint8_t buf[4 + JOIN_MAX_BYTES];
+	uint32_t got;
+};
+
+/* A whole small message, at once or not at all (a socket just accepted
+ * has room for it). */
+static int
+send_now(int fd, json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT);
+	uint8_t b[4 + JOIN_MAX_BYTES];
+	uint32_t len, be;
+	ssize_t k;
+
+	if (s == NULL)
+		return -1;
+	len = (uint32_t)strlen(s);
+	if (len > JOIN_MAX_BYTES) {
+		free(s);
+		return -1;
+	}
+	be = htonl(len);
+	memcpy(b, &be, 4);
+	memcpy(b + 4, s, len);
+	free(s);
+	k = send(fd, b, (size_t)len + 4, MSG_NOSIGNAL | MSG_DONTWAIT);
+	return k == (ssize_t)len + 4 ? 0 : -1;
+}
+
+/* Turn a joining connection away, telling it why in a word (a real peer
+ * with the wrong key or rank then says so; a stranger learns nothing of
+ * the run). */
+static void
+refuse(int fd, const char *why, uint32_t *count)
+{
+	json_t *j = json_pack("{s:s}", "refused", why);
+
+	if (j != NULL)
+		(void)send_now(fd, j);
+	json_decref(j);
+	close(fd);
+	(*count)++;
+}
+
+/* rank 0: a whole join message from p: a rank for it, or refused. 1 when
+ * it joined. */
+static int
+join_one(struct ctrl *c, const struct ctrl_opts *o, struct pending *p)
+{
+	uint8_t np[NONCE_BYTES], mac[MAC_BYTES];
+	json_int_t r = -2, n = -2;
+	json_error_t je;
+	uint32_t len;
+	json_t *j, *w;
+
+	memcpy(&len, p->buf, 4);
+	len = ntohl(len);
+	j = json_loadb((const char *)p->buf + 4, len, 0, &je);
+	if (j == NULL || json_unpack(j, "{s:I, s:I}", "rank", &r, "nranks", &n) != 0 ||
+	    from_hex(json_string_value(json_object_get(j, "nonce")), np, NONCE_BYTES) != 0) {
+		json_decref(j);
+		refuse(p->fd, "malformed", &c->refused.malformed);
+		return 0;
+	}
+	if (keyed(o) && (join_mac(o, "uet-perf join", p->nonce, np, (uint32_t)r, (uint32_t)n,
+				  mac) != 0 || !mac_ok(j, mac))) {
+		json_decref(j);
+		refuse(p->fd, "key", &c->refused.key);
+		return 0;
+	}
+	json_decref(j);
+	if (r == -1 && n == 0) {
+		/* A client without a rank (pairwise mode): the next free
+		 * one, in the order they prove themselves. */
+		for (r = 1; r < (json_int_t)c->nranks && c->fds[r] >= 0; r++)
+			;
+		n = c->nranks;
+	}
+	if (n != (json_int_t)c->nranks || r <= 0 || r >= n || c->fds[r] >= 0) {
+		refuse(p->fd, "rank", &c->refused.rank);
+		return 0;
+	}
+	w = json_pack("{s:I, s:I}", "rank", r, "nranks", (json_int_t)c->nranks);
+	if (w != NULL && keyed(o)) {
+		char hex[2 * MAC_BYTES + 1];
+
+		if (join_mac(o, "uet-perf welcome", p->nonce, np, (uint32_t)r, c->nranks, mac) != 0) {
+			json_decref(w);
+			w = NULL;
+		} else {
+			to_hex(mac, MAC_BYTES, hex);
+			json_object_set_new(w, "mac", json_string(hex));
+		}
+	}
+	if (w == NULL || send_now(p->fd, w) != 0) {
+		json_decref(w);
+		close(p->fd);
+		c->refused.closed++;
+		return 0;
+	}
+	json_decref(w);
+	c->fds[r] = p->fd;
+	return 1;
+}
+
+/* rank 0: bytes from a joining connection; 1 joined, 0 still going, -1
+ * gone (closed, refused). */
+static int
+pending_read(struct ctrl *c, const struct ctrl_opts *o, struct pending *p)
+{
+	ssize_t k = recv(p->fd, p->buf + p->got, sizeof(p->buf) - p->got, MSG_DONTWAIT);
+	uint32_t len;
+	int rc;
+
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (k <= 0) {
+		close(p->fd);
+		c->refused.closed++;
+		return -1;
+	}
+	p->got += (uint32_t)k;
+	if (p->got < 4)
+		return 0;
+	memcpy(&len, p->buf, 4);
+	len = ntohl(len);
+	if (len > JOIN_MAX_BYTES) {
+		refuse(p->fd, "malformed", &c->refused.malformed);
+		return -1;
+	}
+	if (p->got < 4 + len)
+		return 0;
+	rc = join_one(c, o, p);
+	if (rc == 1) {
+		int fl = fcntl(p->fd, F_GETFL);
+
+		/* the rest of the channel waits in poll(), then reads whole */
+		if (fl >= 0)
+			(void)fcntl(p->fd, F_SETFL, fl & ~O_NONBLOCK);
+		nodelay(p->fd);
+	}
+	return rc == 1 ? 1 : -1;
+}
+
+static bool
+allowed(const struct ctrl_opts *o, const struct sockaddr_in *from)
+{
+	uint32_t i;
+
+	if (o == NULL || o->n_allow == 0)
+		return true;
+	for (i = 0; i < o->n_allow; i++)
+		if (o->allow_ip[i] == from->sin_addr.s_addr)
+			return true;
+	return false;
+}
+
+/* rank 0: take every connection waiting; each gets its challenge at once. */
+static void
+accept_all(struct ctrl *c, const struct ctrl_opts *o, struct pending *pend, uint32_t *npend)
+{
+	for (;;) {
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		struct pending *p;
+		char hex[2 * NONCE_BYTES + 1];
+		json_t *j;
+		int fd = accept4(c->lfd, (struct sockaddr *)&from, &fl,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		if (fl != sizeof(from) || from.sin_family != AF_INET || !allowed(o, &from)) {
+			close(fd);
+			c->refused.address++;
+			continue;
+		}
+		if (*npend == CTRL_MAX_PENDING) {
+			/* full: the oldest goes (a real peer would be done) */
+			close(pend[0].fd);
+			c->refused.evicted++;
+			memmove(pend, pend + 1, (CTRL_MAX_PENDING - 1) * sizeof(*pend));
+			(*npend)--;
+		}
+		p = &pend[*npend];
+		memset(p, 0, sizeof(*p));
+		p->fd = fd;
+		p->since = mono_ms();
+		p->deadline = p->since + CTRL_HANDSHAKE_MS;
+		if (RAND_bytes(p->nonce, NONCE_BYTES) != 1) {
+			close(fd);
+			continue;
+		}
+		to_hex(p->nonce, NONCE_BYTES, hex);
+		j = json_pack("{s:i, s:s, s:b}", "uet-perf-ctrl", CTRL_PROTO, "nonce", hex, "auth",
+			      keyed(o));
+		if (j == NULL || send_now(fd, j) != 0) {
+			json_decref(j);
+			close(fd);
+			c->refused.closed++;
+			continue;
+		}
+		json_decref(j);
+		(*npend)++;
+	}
+}
+
+static int
+open_coordinator(struct ctrl *c, uint16_t port, const struct ctrl_opts *o, uint64_t deadline,
+		 char *err, size_t errlen)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = o != NULL ? o->bind_ip : 0 };
+	struct pollfd pfd[1 + CTRL_MAX_PENDING];
+	struct pending *pend;
+	uint32_t joined = 1, npend = 0, i;
+	int one = 1;
+
+	c->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (c->lfd < 0 || setsockopt(c->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(c->lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(c->lfd, 64) != 0) {
+		char ip[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &a.sin_addr, ip, sizeof(ip));
+		snprintf(err, errlen, "control channel: cannot listen on %s:%u: %s", ip, port,
+			 strerror(errno));
+		return -1;
+	}
+	pend = calloc(CTRL_MAX_PENDING, sizeof(*pend));
+	if (pend == NULL) {
+		snprintf(err, errlen, "control channel: out of memory");
+		return -1;
+	}
+	while (joined < c->nranks) {
+		uint64_t now = mono_ms(), wake = deadline;
+		int rc;
+
+		if (stop_flag != NULL && *stop_flag >= stop_level) {
+			stopped = 1;
+			snprintf(err, errlen, "control channel: interrupted (SIGINT/SIGTERM) while "
+				 "%u of %u ranks had joined", joined, c->nranks);
+			break;
+		}
+		if (now >= deadline) {
+			snprintf(err, errlen, "control channel: %u of %u ranks joined within "
+				 "%.1f s", joined, c->nranks, c->timeout_ms / 1e3);
+			break;
+		}
+		/* handshakes past their time go, the rest wait together */
+		for (i = 0; i < npend;) {
+			if (pend[i].deadline <= now) {
+				close(pend[i].fd);
+				c->refused.timeout++;
+				pend[i] = pend[--npend];
+				continue;
+			}
+			if (pend[i].deadline < wake)
+				wake = pend[i].deadline;
+			i++;
+		}
+		pfd[0] = (struct pollfd){ .fd = c->lfd, .events = POLLIN };
+		for (i = 0; i < npend; i++)
+			pfd[1 + i] = (struct pollfd){ .fd = pend[i].fd, .events = POLLIN };
+		rc = poll(pfd, 1 + npend, wake - now < STOP_CHECK_MS ? (int)(wake - now)
+								   : STOP_CHECK_MS);
+		if (rc <= 0)
+			continue;
+		/* from the back: a finished handshake leaves its place to the
+		 * last one, which was looked at already */
+		for (i = npend; i-- > 0;) {
+			if (!(pfd[1 + i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			rc = pending_read(c, o, &pend[i]);
+			if (rc == 1)
+				joined++;
+			if (rc != 0)
+				pend[i] = pend[--npend];
+		}
+		if (pfd[0].revents & POLLIN)
+			accept_all(c, o, pend, &npend);
+	}
+	/* handshakes still going when the last rank joined */
+	for (i = 0; i < npend; i++) {
+		close(pend[i].fd);
+		c->refused.unfinished++;
+	}
+	free(pend);
+	if (joined < c->nranks)
+		return -1;
+	/* Everyone is here: later connections find nothing listening. */
+	close(c->lfd);
+	c->lfd = -1;
+	return 0;
+}
+
+/* A peer reads rank 0's challenge: its nonce, and whether it wants a key.
+ * 0 or -1 (not a uet-perf rank 0 of this version). */
+static int
+challenge_parse(const json_t *j, uint8_t *nc, int *auth)
+{
+	json_int_t proto = 0;
+
+	return j != NULL &&
+	       json_unpack((json_t *)j, "{s:I, s:b}", "uet-perf-ctrl", &proto, "auth", auth) == 0 &&
+	       proto == CTRL_PROTO &&
+	       from_hex(json_string_value(json_object_get(j, "nonce")), nc, NONCE_BYTES) == 0
+	       ? 0 : -1;
+}
+
+#define WELCOME_REFUSED (-1)     /* a refusal, or no welcome at all */
+#define WELCOME_KEY_REFUSED (-2) /* rank 0 refused our key */
+#define WELCOME_UNPROVEN (-3)    /* the welcome does not prove the key */
+
+/* A peer reads rank 0's welcome to its join (nonces nc, np; want: the rank
+ * asked for, UINT32_MAX for any): its rank and the run's size, and with a
+ * key rank 0's proof. 0 or a WELCOME_*. */
+static int
+welcome_parse(const struct ctrl_opts *o, const json_t *j, const uint8_t *nc, const uint8_t *np,
+	      uint32_t want, uint32_t *rank, uint32_t *nranks)
+{
+	const char *why = json_string_value(json_object_get(j, "refused"));
+	uint8_t mac[MAC_BYTES];
+	json_int_t r, n;
+
+	if (why != NULL && strcmp(why, "key") == 0)
+		return WELCOME_KEY_REFUSED;
+	if (j == NULL || json_unpack((json_t *)j, "{s:I, s:I}", "rank", &r, "nranks", &n) != 0 ||
+	    n < 2 || n > UINT32_MAX || r <= 0 || r >= n ||
+	    (want != UINT32_MAX && (uint32_t)r != want))
+		return WELCOME_REFUSED;
+	if (keyed(o) && (join_mac(o, "uet-perf welcome", nc, np, (uint32_t)r, (uint32_t)n,
+				  mac) != 0 || !mac_ok(j, mac)))
+		return WELCOME_UNPROVEN;
+	*rank = (uint32_t)r;
+	*nranks = (uint32_t)n;
+	return 0;
+}
+
+static int
+open_peer(struct ctrl *c, const char *ip, uint16_t port, const struct ctrl_opts *o,
+	  uint64_t deadline, char *err, size_t errlen)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	json_int_t r, n;
+	uint8_t nc[NONCE_BYTES], np[NONCE_BYTES], mac[MAC_BYTES];
+	char hex[2 * MAC_BYTES + 1];
+	uint32_t want = c->rank == CTRL_RANK_ANY ? UINT32_MAX : c->rank, r, n;
 	json_t *j;
+	int auth = 0, rc;
 
 	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
 		snprintf(err, errlen, "control channel: bad coordinator address '%s'", ip);
@@ -269,9 +665,39 @@ open_peer(struct ctrl *c, const char *ip, uint16_t port, uint64_t deadline, char
 		usleep(50000);
 	}
 	nodelay(c->fds[0]);
-	j = json_pack("{s:I, s:I}", "rank",
+	/* rank 0's challenge */
+	j = recv_msg(c->fds[0], deadline, NULL);
+	if (challenge_parse(j, nc, &auth) != 0) {
+		json_decref(j);
+		snprintf(err, errlen, "control channel: %s:%u is not a uet-perf rank 0 of this "
+			 "version", ip, port);
+		return -1;
+	}
+	json_decref(j);
+	if (auth != keyed(o)) {
+		snprintf(err, errlen, "control channel: rank 0 at %s:%u runs %s a key, this process "
+			 "%s (--auth-key, or UET_PERF_AUTH_KEY, on every process or on none)", ip, port,
+			 auth ? "with" : "without", auth ? "without" : "with");
+		return -1;
+	}
+	if (RAND_bytes(np, NONCE_BYTES) != 1) {
+		snprintf(err, errlen, "control channel: no random bytes for a nonce");
+		return -1;
+	}
+	to_hex(np, NONCE_BYTES, hex);
+	j = json_pack("{s:I, s:I, s:s}", "rank",
 		      c->rank == CTRL_RANK_ANY ? (json_int_t)-1 : (json_int_t)c->rank,
-		      "nranks", (json_int_t)c->nranks);
+		      "nranks", (json_int_t)c->nranks, "nonce", hex);
+	if (j != NULL && keyed(o)) {
+		if (join_mac(o, "uet-perf join", nc, np,
+			     c->rank == CTRL_RANK_ANY ? UINT32_MAX : c->rank, c->nranks, mac) != 0) {
+			json_decref(j);
+			j = NULL;
+		} else {
+			to_hex(mac, MAC_BYTES, hex);
+			json_object_set_new(j, "mac", json_string(hex));
+		}
+	}
 	if (j == NULL || send_msg(c->fds[0], j, deadline) != 0) {
 		json_decref(j);
 		snprintf(err, errlen, "control channel: rank 0 closed the connection");
@@ -279,25 +705,31 @@ open_peer(struct ctrl *c, const char *ip, uint16_t port, uint64_t deadline, char
 	}
 	json_decref(j);
 	/* The welcome: our rank (assigned, or ours confirmed) and the size. */
-	j = recv_msg(c->fds[0], deadline);
-	if (j == NULL || json_unpack(j, "{s:I, s:I}", "rank", &r, "nranks", &n) != 0 || n < 2 ||
-	    r <= 0 || r >= n || (c->rank != CTRL_RANK_ANY && (uint32_t)r != c->rank)) {
-		json_decref(j);
+	j = recv_msg(c->fds[0], deadline, NULL);
+	rc = welcome_parse(o, j, nc, np, want, &r, &n);
+	json_decref(j);
+	if (rc == WELCOME_KEY_REFUSED)
+		snprintf(err, errlen, "control channel: rank 0 at %s:%u refused this process's key "
+			 "(--auth-key: another run's key, or another key file)", ip, port);
+	else if (rc == WELCOME_REFUSED)
 		snprintf(err, errlen, "control channel: rank 0 at %s:%u refused rank %d of %u "
 			 "(another run on that port, a rank taken twice, or a different hosts "
 			 "list)", ip, port, c->rank == CTRL_RANK_ANY ? -1 : (int)c->rank,
 			 c->nranks);
+	else if (rc == WELCOME_UNPROVEN)
+		snprintf(err, errlen, "control channel: %s:%u did not prove it holds the key: not "
+			 "this run's rank 0", ip, port);
+	if (rc != 0)
 		return -1;
-	}
-	json_decref(j);
-	c->rank = (uint32_t)r;
-	c->nranks = (uint32_t)n;
+	c->rank = r;
+	c->nranks = n;
 	return 0;
 }
 
 int
 ctrl_open(uint32_t rank, uint32_t nranks, const char *coord_ip, uint16_t port,
-	  uint32_t timeout_ms, struct ctrl **out, char *err, size_t errlen)
+	  uint32_t timeout_ms, const struct ctrl_opts *o, struct ctrl **out, char *err,
+	  size_t errlen)
 {
 	uint64_t deadline = mono_ms() + timeout_ms;
 	struct ctrl *c;
@@ -322,13 +754,129 @@ ctrl_open(uint32_t rank, uint32_t nranks, const char *coord_ip, uint16_t port,
 	c->rank = rank;
 	c->nranks = nranks;
 	c->timeout_ms = timeout_ms;
-	rc = rank == 0 ? open_coordinator(c, port, deadline, err, errlen)
-		       : open_peer(c, coord_ip, port, deadline, err, errlen);
+	rc = rank == 0 ? open_coordinator(c, port, o, deadline, err, errlen)
+		       : open_peer(c, coord_ip, port, o, deadline, err, errlen);
 	if (rc != 0) {
 		ctrl_close(c);
 		return -1;
 	}
 	*out = c;
+	return 0;
+}
+
+const struct ctrl_refused *
+ctrl_refused(const struct ctrl *c, uint32_t *n)
+{
+	const struct ctrl_refused *r = &c->refused;
+
+	*n = r->address + r->key + r->malformed + r->rank + r->timeout + r->evicted + r->closed +
+	     r->unfinished;
+	return r;
+}
+
+int
+ctrl_key_hex(const char *hex, struct ctrl_opts *o, char *err, size_t errlen)
+{
+	size_t n = hex != NULL ? strlen(hex) : 0;
+
+	while (n > 0 && isspace((unsigned char)hex[n - 1]))
+		n--;
+	if (n % 2 != 0 || n / 2 < CTRL_KEY_MIN_BYTES || n / 2 > CTRL_KEY_MAX_BYTES) {
+		snprintf(err, errlen, "a key is %u to %u bytes in hex (%zu characters given): "
+			 "make one with 'openssl rand -hex 32'", CTRL_KEY_MIN_BYTES,
+			 CTRL_KEY_MAX_BYTES, n);
+		return -1;
+	}
+	{
+		char h[2 * CTRL_KEY_MAX_BYTES + 1];
+
+		memcpy(h, hex, n);
+		h[n] = '\0';
+		if (from_hex(h, o->key, n / 2) != 0) {
+			snprintf(err, errlen, "a key is hex digits only");
+			return -1;
+		}
+	}
+	o->key_len = n / 2;
+	return 0;
+}
+
+/* A new key file: written under a temporary name, then renamed, so that a
+ * process reading it (another rank on a shared filesystem) sees all of it
+ * or none. */
+static int
+key_create(const char *path, char *err, size_t errlen)
+{
+	uint8_t k[32];
+	char hex[2 * sizeof(k) + 2], tmp[600];
+	int fd, ok;
+
+	if (RAND_bytes(k, sizeof(k)) != 1) {
+		snprintf(err, errlen, "%s: no random bytes for a key", path);
+		return -1;
+	}
+	to_hex(k, sizeof(k), hex);
+	strcat(hex, "\n");
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+		return -1;
+	}
+	ok = write(fd, hex, strlen(hex)) == (ssize_t)strlen(hex);
+	ok = close(fd) == 0 && ok;
+	/* link() fails if another process made the file meanwhile: its
+	 * key stands. */
+	if (!ok || (link(tmp, path) != 0 && errno != EEXIST)) {
+		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	unlink(tmp);
+	return 0;
+}
+
+int
+ctrl_key_file(const char *path, bool create, struct ctrl_opts *o, bool *created, char *err,
+	      size_t errlen)
+{
+	char buf[4 * CTRL_KEY_MAX_BYTES + 2];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	*created = false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
+		if (key_create(path, err, errlen) != 0)
+			return -1;
+		*created = true;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 077) != 0) {
+		close(fd);
+		snprintf(err, errlen, "%s: %s", path, !S_ISREG(st.st_mode) ? "not a file"
+			 : "readable or writable by others: the key is a secret (chmod 600)");
+		return -1;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	buf[n] = '\0';
+	if (ctrl_key_hex(buf, o, err, errlen) != 0) {
+		char why[200];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
 	return 0;
 }
 
@@ -364,19 +912,23 @@ ctrl_close(struct ctrl *c)
 	free(c);
 }
 
-/* A stop notice: {"stop": the process that was interrupted}. Small, so
+/* A stop notice: {"stop": the process that was interrupted}, or
+ * {"stop": process, "lost": true} when its connection closed. Small, so
  * that ctrl_watch can tell it from a result by its length alone. */
 #define STOP_MSG_MAX 64
 
 static bool
-is_stop(const json_t *j, int *from)
+is_stop(const json_t *j, int *from, bool *lost)
 {
-	const json_t *v = json_object_get(j, "stop");
+	const json_t *v = json_object_get(j, "stop"), *l = json_object_get(j, "lost");
 
-	if (!json_is_integer(v) || json_object_size(j) != 1)
+	if (!json_is_integer(v) || json_object_size(j) != 1 + (l != NULL) ||
+	    (l != NULL && !json_is_true(l)))
 		return false;
 	if (from != NULL)
 		*from = (int)json_integer_value(v);
+	if (lost != NULL)
+		*lost = l != NULL;
 	return true;
 }
 
@@ -396,9 +948,10 @@ fd_end(const struct ctrl *c)
 /* A stop notice from process from to every process this one talks to
  * but except, each send waiting at most wait_ms; 0 or -1 (one not told). */
 static int
-send_stops(struct ctrl *c, uint32_t except, int from, uint32_t wait_ms)
+send_stops(struct ctrl *c, uint32_t except, int from, bool lost, uint32_t wait_ms)
 {
-	json_t *m = json_pack("{s:i}", "stop", from);
+	json_t *m = lost ? json_pack("{s:i, s:b}", "stop", from, "lost", 1)
+			 : json_pack("{s:i}", "stop", from);
 	uint32_t i;
 	int rc = 0;
 
@@ -415,15 +968,15 @@ send_stops(struct ctrl *c, uint32_t except, int from, uint32_t wait_ms)
 /* Rank 0 passes a stop notice from one peer on to the others (a short
  * wait each: a peer that cannot take it is ending anyway). */
 static void
-relay_stop(struct ctrl *c, uint32_t except, int from)
+relay_stop(struct ctrl *c, uint32_t except, int from, bool lost)
 {
-	(void)send_stops(c, except, from, STOP_CHECK_MS);
+	(void)send_stops(c, except, from, lost, STOP_CHECK_MS);
 }
 
 int
 ctrl_send_stop(struct ctrl *c)
 {
-	return send_stops(c, UINT32_MAX, (int)c->rank, c->timeout_ms);
+	return send_stops(c, UINT32_MAX, (int)c->rank, false, c->timeout_ms);
 }
 
 void
@@ -439,12 +992,13 @@ ctrl_watch_reset(struct ctrl *c)
 }
 
 int
-ctrl_watch(struct ctrl *c, uint32_t wait_ms)
+ctrl_watch(struct ctrl *c, uint32_t wait_ms, bool *lost)
 {
 	struct pollfd *p;
 	uint32_t *idx, n = 0, i, k;
 	bool partial = false;
 
+	*lost = false;
 	if (c->watch_skip == NULL)
 		ctrl_watch_reset(c);
 	if (c->watch_skip == NULL || c->watch_pfd == NULL || c->watch_idx == NULL)
@@ -480,8 +1034,13 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms)
 		if (got < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (got <= 0) {
-			c->watch_skip[i] = true; /* the peer's end: for the gather to find */
-			continue;
+			/* The process at the other end is gone (exited, killed):
+			 * every process ends its run now, not at its end. */
+			c->watch_skip[i] = true;
+			*lost = true;
+			if (c->rank == 0)
+				relay_stop(c, i, (int)i, true);
+			return (int)i;
 		}
 		if (got < 4) {
 			partial = true;
@@ -499,7 +1058,7 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms)
 		}
 		buf[4 + len] = '\0';
 		j = json_loads((const char *)buf + 4, 0, &je);
-		if (j == NULL || !is_stop(j, &from)) {
+		if (j == NULL || !is_stop(j, &from, lost)) {
 			json_decref(j);
 			c->watch_skip[i] = true;
 			continue;
@@ -507,7 +1066,7 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms)
 		json_decref(j);
 		(void)recv(c->fds[i], buf, 4 + len, MSG_DONTWAIT);
 		if (c->rank == 0)
-			relay_stop(c, i, from);
+			relay_stop(c, i, from, *lost);
 		return from;
 	}
 	/* The rest of a message on its way: readable already, so poll()
@@ -520,18 +1079,36 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms)
 /* The next message from fd that is not a stop notice (rank 0 relays those:
  * a peer interrupted after this process ended its run). */
 static json_t *
-recv_result(struct ctrl *c, uint32_t i, uint64_t deadline)
+recv_result(struct ctrl *c, uint32_t i, uint64_t deadline, int *why)
 {
 	for (;;) {
-		json_t *j = recv_msg(c->fds[i], deadline);
+		json_t *j = recv_msg(c->fds[i], deadline, why);
+		bool lost;
 		int from;
 
-		if (j == NULL || !is_stop(j, &from))
+		if (j == NULL || !is_stop(j, &from, &lost))
 			return j;
 		json_decref(j);
 		if (c->rank == 0)
-			relay_stop(c, i, from);
+			relay_stop(c, i, from, lost);
 	}
+}
+
+/* Why nothing came from rank r, into err. */
+static void
+say_why(int why, uint32_t r, uint32_t timeout_ms, char *err, size_t errlen)
+{
+	if (stopped)
+		snprintf(err, errlen, "control channel: interrupted (SIGINT/SIGTERM) waiting for "
+			 "rank %u", r);
+	else if (why == IO_CLOSED)
+		snprintf(err, errlen, "control channel: rank %u closed its connection (it exited "
+			 "or was killed)", r);
+	else if (why == IO_TIMEOUT)
+		snprintf(err, errlen, "control channel: no answer from rank %u within %.1f s", r,
+			 timeout_ms / 1e3);
+	else
+		snprintf(err, errlen, "control channel: rank %u sent a malformed message", r);
 }
 
 int
@@ -543,9 +1120,10 @@ ctrl_gather_each(struct ctrl *c, json_t *mine, uint32_t timeout_ms,
 	uint32_t r;
 
 	if (c->rank != 0) {
-		if (send_msg(c->fds[0], mine, deadline) != 0) {
-			snprintf(err, errlen, "control channel: %s",
-				 stopped ? "interrupted (SIGINT/SIGTERM)" : "lost rank 0");
+		int rc = send_msg(c->fds[0], mine, deadline);
+
+		if (rc != 0) {
+			say_why(rc, 0, timeout_ms, err, errlen);
 			return -1;
 		}
 		return 0;
@@ -554,15 +1132,11 @@ ctrl_gather_each(struct ctrl *c, json_t *mine, uint32_t timeout_ms,
 	/* Peers answer in any order; take them in rank order, each with its
 	 * own deadline share. */
 	for (r = 1; r < c->nranks; r++) {
-		json_t *j = recv_result(c, r, deadline);
+		int why;
+		json_t *j = recv_result(c, r, deadline, &why);
 
 		if (j == NULL) {
-			if (stopped)
-				snprintf(err, errlen, "control channel: interrupted (SIGINT/SIGTERM) "
-					 "waiting for rank %u", r);
-			else
-				snprintf(err, errlen, "control channel: rank %u did not report "
-					 "within %.1f s", r, timeout_ms / 1e3);
+			say_why(why, r, timeout_ms, err, errlen);
 			return -1;
 		}
 		take(ctx, r, j);
@@ -607,14 +1181,12 @@ ctrl_bcast(struct ctrl *c, json_t *msg, uint32_t timeout_ms, char *err, size_t e
 		}
 		return json_incref(msg);
 	}
-	got = recv_result(c, 0, deadline);
-	if (got == NULL) {
-		if (stopped)
-			snprintf(err, errlen, "control channel: interrupted (SIGINT/SIGTERM) "
-				 "waiting for rank 0");
-		else
-			snprintf(err, errlen, "control channel: no answer from rank 0 within "
-				 "%.1f s", timeout_ms / 1e3);
+	{
+		int why;
+
+		got = recv_result(c, 0, deadline, &why);
+		if (got == NULL)
+			say_why(why, 0, timeout_ms, err, errlen);
 	}
 	return got;
 }

@@ -22,15 +22,66 @@
 struct ctrl;
 
 #define CTRL_RANK_ANY UINT32_MAX
+#define CTRL_KEY_MIN_BYTES 16
+#define CTRL_KEY_MAX_BYTES 64
+/* A connection that has not proven itself within this long is dropped:
+ * joining takes one round trip, and a slow or idle stranger must not hold
+ * up the run (or fill the listen backlog) for the whole barrier. */
+#define CTRL_HANDSHAKE_MS 3000
+/* Connections in their handshake at once; a newer one pushes out the
+ * oldest (a real peer finishes its handshake in a round trip). */
+#define CTRL_MAX_PENDING 64
 
-/* rank 0 listens on port (all addresses) and waits for nranks - 1 peers;
- * other ranks connect to coord_ip:port, retrying until timeout_ms, and rank
- * 0 welcomes each with its rank and nranks. A peer with rank CTRL_RANK_ANY
- * (and nranks 0) takes the next free rank, in the order peers connect (a
- * pairwise client). 0 or -1 with a reason in err. */
+/* Who may join (all optional: NULL for ctrl_open means none of it). */
+struct ctrl_opts {
+	/* The run's secret: a peer proves it holds it (HMAC-SHA256 over both
+	 * sides' fresh nonces, its rank and the run's size) before rank 0
+	 * tells it anything about the run, and rank 0 proves it back. 0
+	 * bytes: no key, anyone who reaches the port may join. */
+	uint8_t key[CTRL_KEY_MAX_BYTES];
+	size_t key_len;
+	/* rank 0: the address to listen on (network order); 0 = every one. */
+	uint32_t bind_ip;
+	/* rank 0: connections only from these addresses (network order);
+	 * none: from anywhere. */
+	const uint32_t *allow_ip;
+	uint32_t n_allow;
+};
+
+/* Connections rank 0 turned away while the ranks joined, by reason. */
+struct ctrl_refused {
+	uint32_t address;   /* from an address outside allow_ip */
+	uint32_t key;       /* no key, or a wrong one */
+	uint32_t malformed; /* not the join message */
+	uint32_t rank;      /* a rank taken, out of range, or another run size */
+	uint32_t timeout;   /* no handshake within CTRL_HANDSHAKE_MS */
+	uint32_t evicted;   /* pushed out by newer connections */
+	uint32_t closed;    /* closed during the handshake */
+	uint32_t unfinished; /* still in it when the last rank joined */
+};
+
+/* rank 0 listens on port and waits for nranks - 1 peers, handshaking with
+ * every connection at once; other ranks connect to coord_ip:port,
+ * retrying until timeout_ms, and rank 0 welcomes each with its rank and
+ * nranks. A peer with rank CTRL_RANK_ANY (and nranks 0) takes the next
+ * free rank, in the order peers finish their handshakes (a pairwise
+ * client). Rank 0 stops listening once every rank joined. 0 or -1 with a
+ * reason in err. */
 int ctrl_open(uint32_t rank, uint32_t nranks, const char *coord_ip, uint16_t port,
-	      uint32_t timeout_ms, struct ctrl **out, char *err, size_t errlen);
+	      uint32_t timeout_ms, const struct ctrl_opts *o, struct ctrl **out, char *err,
+	      size_t errlen);
 void ctrl_close(struct ctrl *c);
+/* rank 0: what ctrl_open turned away; total in *n. */
+const struct ctrl_refused *ctrl_refused(const struct ctrl *c, uint32_t *n);
+
+/* The key in a file: hex, CTRL_KEY_MIN_BYTES to CTRL_KEY_MAX_BYTES of it,
+ * the file readable by its owner only. With create, a missing file is
+ * made (32 random bytes, mode 0600, written whole or not at all) and
+ * *created set. 0, or -1 with a reason in err. */
+int ctrl_key_file(const char *path, bool create, struct ctrl_opts *o, bool *created, char *err,
+		  size_t errlen);
+/* The key from hex text (an environment variable's); 0 or -1. */
+int ctrl_key_hex(const char *hex, struct ctrl_opts *o, char *err, size_t errlen);
 /* Every wait of the channel gives up within 0.1 s once *stop reaches the
  * stop level (1 unless set; *stop counts the signals: SIGINT, SIGTERM);
  * ctrl_interrupted() then says so. A run that one signal ended raises the
@@ -52,7 +103,10 @@ bool ctrl_interrupted(void);
  * run goes, none after. */
 int ctrl_send_stop(struct ctrl *c);
 void ctrl_watch_reset(struct ctrl *c);
-int ctrl_watch(struct ctrl *c, uint32_t wait_ms);
+/* ... and a process lost: its control connection closed (it exited or
+ * was killed), *lost set; rank 0 tells the others (their watch returns
+ * the same process, *lost set), so every process ends its run. */
+int ctrl_watch(struct ctrl *c, uint32_t wait_ms, bool *lost);
 uint32_t ctrl_rank(const struct ctrl *c);
 uint32_t ctrl_nranks(const struct ctrl *c);
 

@@ -12,6 +12,7 @@
  * verified), 1 when the run failed, 2 for bad input.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,8 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
 #include <rte_log.h>
 
 #include "conf/conf.h"
@@ -44,6 +48,7 @@ static volatile uint64_t stop_first_ms;
 /* Why the run was stopped, for the timeline's "interrupt" event: a
  * signal here, or a peer's (its stop notice). */
 static char stop_why[96] = "SIGINT/SIGTERM";
+static char stop_kind[16] = "interrupt";
 static volatile int stop_by_peer;
 
 static void
@@ -73,6 +78,9 @@ struct app {
 	struct uet_perf_algo_cfg algo;
 	struct perf_plan plan;
 	struct ctrl *ctrl;
+	struct ctrl_opts copts;    /* the control channel's key, address, allow list */
+	uint32_t *allow_ip;        /* hosts run: every process's control address */
+	uint32_t job_id;           /* UET's SES job id: rank 0's draw */
 	uint32_t proc, nprocs;
 	uint64_t hash;
 	struct uet_out *out;
@@ -207,12 +215,11 @@ barrier_ms(const struct app *a)
 }
 
 static int
-allgather_ready(void *ctx, const char *what, char *err, size_t errlen)
+allgather_ready(struct app *a, const char *what, uint32_t wait_ms, char *err, size_t errlen)
 {
-	struct app *a = ctx;
 	json_t *mine = json_pack("{s:s}", "step", what), *all;
 
-	all = ctrl_allgather(a->ctrl, mine, barrier_ms(a), err, errlen);
+	all = ctrl_allgather(a->ctrl, mine, wait_ms, err, errlen);
 	json_decref(mine);
 	if (all == NULL)
 		return -1;
@@ -221,9 +228,10 @@ allgather_ready(void *ctx, const char *what, char *err, size_t errlen)
 }
 
 static int
-hook_barrier(void *ctx, char *err, size_t errlen)
+hook_barrier(void *ctx, bool peer_dead, char *err, size_t errlen)
 {
-	return allgather_ready(ctx, "start", err, errlen);
+	(void)peer_dead;
+	return allgather_ready(ctx, "start", barrier_ms(ctx), err, errlen);
 }
 
 /* While a run of several processes goes: a peer's stop notice (it was
@@ -235,11 +243,18 @@ watch_main(void *arg)
 
 	perf_thread_off_lcores();
 	while (!a->watch_done && !stop_flag) {
-		int from = ctrl_watch(a->ctrl, 100);
+		bool lost;
+		int from = ctrl_watch(a->ctrl, 100, &lost);
 
 		if (from >= 0) {
-			snprintf(stop_why, sizeof(stop_why),
-				 "process %d was interrupted (SIGINT/SIGTERM)", from);
+			if (lost) {
+				snprintf(stop_why, sizeof(stop_why), "process %d closed its control "
+					 "connection (it exited or was killed)", from);
+				snprintf(stop_kind, sizeof(stop_kind), "peer-lost");
+			} else {
+				snprintf(stop_why, sizeof(stop_why),
+					 "process %d was interrupted (SIGINT/SIGTERM)", from);
+			}
 			stop_by_peer = 1;
 			__atomic_store_n(&stop_flag, stop_flag ? stop_flag : 1, __ATOMIC_SEQ_CST);
 		}
@@ -258,9 +273,10 @@ watch_stop(struct app *a)
 }
 
 static int
-hook_finish(void *ctx, char *err, size_t errlen)
+hook_finish(void *ctx, bool peer_dead, char *err, size_t errlen)
 {
 	struct app *a = ctx;
+	uint32_t wait_ms = barrier_ms(a);
 
 	watch_stop(a);
 	if (stop_flag >= 1) {
@@ -271,7 +287,11 @@ hook_finish(void *ctx, char *err, size_t errlen)
 		if (!stop_by_peer && ctrl_send_stop(a->ctrl) != 0)
 			fprintf(stderr, "uet-perf: could not tell every process to stop\n");
 	}
-	return allgather_ready(ctx, "done", err, errlen);
+	/* A peer this process's PDCs gave up on (frozen, cut off) or a run
+	 * without progress: the end waits no longer than a stall would have. */
+	if (peer_dead && a->o.stall_timeout_s > 0 && a->o.stall_timeout_s * 1000 < wait_ms)
+		wait_ms = (uint32_t)(a->o.stall_timeout_s * 1000);
+	return allgather_ready(a, "done", wait_ms, err, errlen);
 }
 
 static void
@@ -337,6 +357,105 @@ name_differences(const char *theirs, const char *ours, size_t proc, char *err, s
 	}
 }
 
+/* Every local rank's DPDK port is one the EAL found: a wrong number is the
+ * user's to fix (exit 2), named with where it came from. A pairwise client
+ * learns its rank later; its endpoints are checked the same way. */
+static int
+ports_exist(const struct app *a, char *err, size_t errlen)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->o.n_endpoints; i++)
+		if (!uet_dpdk_port_exists((uint16_t)a->o.endpoints[i].port)) {
+			snprintf(err, errlen, "option '--endpoint': port %u: no such DPDK port (the EAL "
+				 "found %u; give it the device with -a or --vdev)",
+				 a->o.endpoints[i].port, uet_dpdk_port_count());
+			return -1;
+		}
+	for (i = 0; a->o.mode == UET_PERF_MODE_HOSTS && i < a->plan.nranks; i++)
+		if (a->plan.local[i] && !uet_dpdk_port_exists(a->plan.ranks[i].port_id)) {
+			snprintf(err, errlen, "%.300s: rank %u: port %u: no such DPDK port (the EAL "
+				 "found %u; give it the device with -a or --vdev)", a->o.hosts, i,
+				 a->plan.ranks[i].port_id, uet_dpdk_port_count());
+			return -1;
+		}
+	return 0;
+}
+
+/* The key file appears: rank 0 of a hosts run may be making it on a shared
+ * filesystem. */
+static int
+key_wait(const struct app *a, char *err, size_t errlen)
+{
+	uint64_t waited_ms = 0;
+
+	while (access(a->o.auth_key, F_OK) != 0 && errno == ENOENT &&
+	       waited_ms < barrier_ms(a) && !stop_flag) {
+		usleep(100000);
+		waited_ms += 100;
+	}
+	if (access(a->o.auth_key, F_OK) != 0) {
+		snprintf(err, errlen, "option '--auth-key': %.200s: %s (rank 0 makes it when missing: "
+			 "give every process the same file)", a->o.auth_key, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Who may join the control channel: the key (--auth-key, or the launcher's
+ * UET_PERF_AUTH_KEY), where rank 0 listens and, in a hosts run, from which
+ * addresses. Rank 0's process makes a missing key file. */
+static int
+control_opts(struct app *a, char *err, size_t errlen)
+{
+	struct ctrl_opts *co = &a->copts;
+	const char *env = getenv("UET_PERF_AUTH_KEY");
+	bool rank0 = a->o.mode == UET_PERF_MODE_SERVER ||
+		     (a->o.mode == UET_PERF_MODE_HOSTS && a->proc == 0);
+	char why[400];
+
+	memset(co, 0, sizeof(*co));
+	/* One process alone has no control channel: nothing to guard. */
+	if (a->o.mode == UET_PERF_MODE_LOCAL ||
+	    (a->o.mode == UET_PERF_MODE_HOSTS && a->nprocs <= 1))
+		return 0;
+	if (a->o.mode == UET_PERF_MODE_SERVER && a->o.bind[0] != '\0')
+		(void)inet_pton(AF_INET, a->o.bind, &co->bind_ip);
+	if (a->o.mode == UET_PERF_MODE_HOSTS && a->nprocs > 1) {
+		uint32_t r;
+
+		co->bind_ip = htonl(a->hosts.h[0].control_ip);
+		a->allow_ip = calloc(a->hosts.n, sizeof(uint32_t));
+		if (a->allow_ip == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		for (r = 0; r < a->hosts.n; r++)
+			a->allow_ip[r] = htonl(a->hosts.h[r].control_ip);
+		co->allow_ip = a->allow_ip;
+		co->n_allow = a->hosts.n;
+	}
+	if (a->o.auth_key[0] != '\0') {
+		bool made;
+
+		if (a->o.mode == UET_PERF_MODE_HOSTS && !rank0 && key_wait(a, err, errlen) != 0)
+			return -1;
+		if (ctrl_key_file(a->o.auth_key, rank0, co, &made, why, sizeof(why)) != 0) {
+			snprintf(err, errlen, "option '--auth-key': %s", why);
+			return -1;
+		}
+		if (made)
+			fprintf(stderr, "uet-perf: made a new key in %s: every other process of the "
+				"run needs the same file (--auth-key)\n", a->o.auth_key);
+	} else if (env != NULL && env[0] != '\0') {
+		if (ctrl_key_hex(env, co, why, sizeof(why)) != 0) {
+			snprintf(err, errlen, "UET_PERF_AUTH_KEY: %s", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Hello: versions and the configuration hash must agree; each process
  * tells the data addresses of its ranks (and their MACs when configured)
  * to the others, so a pairwise client and server learn each other's. */
@@ -370,11 +489,24 @@ hello(struct app *a, char *err, size_t errlen)
 	(void)uet_perf_opts_sym_text(&a->o, opts, need);
 	mine = json_pack("{s:s, s:s, s:i, s:o, s:s}", "version", uet_perf_version(), "hash",
 			 hash, "proc", (int)a->proc, "ranks", ranks, "options", opts);
+	json_object_set_new(mine, "job", json_integer(a->job_id));
 	all = ctrl_allgather(a->ctrl, mine, barrier_ms(a), err, errlen);
 	json_decref(mine);
 	if (all == NULL) {
 		free(opts);
 		return -1;
+	}
+	/* The run's job id is rank 0's. */
+	{
+		json_int_t job = json_integer_value(json_object_get(json_array_get(all, 0), "job"));
+
+		if (job <= 0 || job > 0xffffff) {
+			snprintf(err, errlen, "rank 0 sent no job id");
+			json_decref(all);
+			free(opts);
+			return -1;
+		}
+		a->job_id = (uint32_t)job;
 	}
 	json_array_foreach(all, i, o) {
 		const char *v = json_string_value(json_object_get(o, "version"));
@@ -454,6 +586,17 @@ test_start_json(const struct app *a)
 	json_object_set_new(ts, "base_rtt_ns", json_integer((json_int_t)p->ep.base_rtt_ns));
 	json_object_set_new(ts, "link_bps", json_integer((json_int_t)p->ep.link_bps));
 	json_object_set_new(ts, "verify", json_boolean(p->verify));
+	json_object_set_new(ts, "job_id", json_integer(a->job_id));
+	if (a->ctrl != NULL) {
+		uint32_t n;
+		const struct ctrl_refused *r = ctrl_refused(a->ctrl, &n);
+
+		json_object_set_new(ts, "control", json_pack("{s:b, s:i, s:{s:i, s:i, s:i, s:i, "
+			"s:i, s:i, s:i, s:i}}", "auth", a->copts.key_len > 0, "refused", (int)n,
+			"refused_by", "address", (int)r->address, "key", (int)r->key, "malformed",
+			(int)r->malformed, "rank", (int)r->rank, "timeout", (int)r->timeout, "evicted",
+			(int)r->evicted, "closed", (int)r->closed, "unfinished", (int)r->unfinished));
+	}
 	return ts;
 }
 
@@ -986,6 +1129,22 @@ main(int argc, char **argv)
 				"--client HOST or --hosts FILE (see --help)");
 		goto out;
 	}
+	if (control_opts(&a, err, sizeof(err)) != 0) {
+		exit_code = bad(err);
+		goto out;
+	}
+	/* A job id for the run (a multi-process run takes rank 0's): another
+	 * run on the same fabric and port has another one, and neither's
+	 * packets count in the other. */
+	do {
+		uint8_t b[3];
+
+		if (RAND_bytes(b, sizeof(b)) != 1) {
+			exit_code = bad("no random bytes for the job id");
+			goto out;
+		}
+		a.job_id = (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
+	} while (a.job_id == 0);
 	plan->duration_ns = (uint64_t)(a.o.duration_s * 1e9);
 	plan->parallel = a.o.parallel;
 	uet_perf_opts_times_ns(&a.o, &plan->bin_ns, &plan->interval_ns, &plan->omit_ns);
@@ -1005,6 +1164,7 @@ main(int argc, char **argv)
 	plan->pcap_snaplen = a.o.pcap_snaplen;
 	plan->stop = &stop_flag;
 	plan->stop_why = stop_why;
+	plan->stop_kind = stop_kind;
 	_Static_assert(UET_PERF_MAX_FAIL_EV * UET_PERF_SET_MAX <= UET_DPDK_MAX_FAIL_RANGES,
 		       "the fail-EV hook must hold every range the options give");
 	fails = calloc(UET_PERF_MAX_FAIL_EV * UET_PERF_SET_MAX, sizeof(*fails));
@@ -1041,6 +1201,10 @@ main(int argc, char **argv)
 		exit_code = bad(err);
 		goto out;
 	}
+	if (ports_exist(&a, err, sizeof(err)) != 0) {
+		exit_code = bad(err);
+		goto eal;
+	}
 	set_verbosity(a.o.verbose);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -1069,10 +1233,22 @@ main(int argc, char **argv)
 			n = a.nprocs;
 			uet_ip_str(a.hosts.h[0].control_ip, coord);
 		}
-		if (ctrl_open(me, n, coord, a.o.control_port, barrier_ms(&a), &a.ctrl, err,
-			      sizeof(err)) != 0) {
+		if (ctrl_open(me, n, coord, a.o.control_port, barrier_ms(&a), &a.copts, &a.ctrl,
+			      err, sizeof(err)) != 0) {
 			no_run(&a, version, err);
 			goto teardown;
+		}
+		if (ctrl_rank(a.ctrl) == 0) {
+			uint32_t nref;
+			const struct ctrl_refused *r = ctrl_refused(a.ctrl, &nref);
+
+			if (nref > 0)
+				fprintf(stderr, "uet-perf: control channel: turned away %u connections "
+					"(wrong or no key %u, other addresses %u, malformed %u, rank "
+					"taken or out of range %u, handshake too slow %u, pushed out %u, "
+					"closed %u, unfinished %u)\n", nref, r->key, r->address,
+					r->malformed, r->rank, r->timeout, r->evicted, r->closed,
+					r->unfinished);
 		}
 		if (a.o.mode == UET_PERF_MODE_CLIENT || a.o.mode == UET_PERF_MODE_SERVER) {
 			a.proc = ctrl_rank(a.ctrl);
@@ -1100,7 +1276,7 @@ main(int argc, char **argv)
 		no_run(&a, version, err);
 		goto eal;
 	}
-	if (perf_connect(ctx, err, sizeof(err)) != 0) {
+	if (perf_connect(ctx, a.job_id, err, sizeof(err)) != 0) {
 		no_run(&a, version, err);
 		goto teardown;
 	}
@@ -1152,5 +1328,7 @@ out:
 	free(execs);
 	free(plan->ranks);
 	free(plan->local);
+	free(a.allow_ip);
+	OPENSSL_cleanse(a.copts.key, sizeof(a.copts.key));
 	return exit_code;
 }

@@ -73,6 +73,7 @@ struct early {
 struct live {
 	uint64_t rx_bytes, tx_bytes, retx_pkts;
 	uint64_t progress;    /* bytes moved plus completions: stall detection */
+	uint64_t dead_peers;  /* ranks its driver gave up on */
 	uint64_t end_ns;
 	uint32_t done;        /* measuring ended */
 } __rte_cache_aligned;
@@ -123,6 +124,10 @@ struct perf_ctx {
 	int abort;               /* stall: every lcore ends, atomic */
 	uint32_t next_exec;
 	bool *fail_marked;
+	uint32_t *peer_ip;       /* every rank's data address, sorted: who may
+				  * open a PDC here (NULL until perf_connect) */
+	uint32_t npeer_ip;
+	uint32_t *rank_ip;       /* ... by rank: whose messages count for a flow */
 };
 
 static uint64_t
@@ -137,7 +142,26 @@ st(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* --- endpoint callbacks (on the host's lcore) --- */
+
+/* A PDC is opened only by a rank of the run (before perf_connect learns
+ * them: by none). */
+static bool
+on_peer_ok(void *user, uint32_t ip)
+{
+	const struct perf_ctx *c = ((struct lhost *)user)->w->c;
+	uint32_t n = __atomic_load_n(&c->npeer_ip, __ATOMIC_ACQUIRE);
+
+	return n > 0 && bsearch(&ip, c->peer_ip, n, sizeof(uint32_t), cmp_u32) != NULL;
+}
 
 static uint64_t
 rel(const struct perf_ctx *c, uint64_t now)
@@ -515,6 +539,7 @@ setup_hosts(struct perf_ctx *c, char *err, size_t errlen)
 		hc.ep.cb.rx_data = on_rx_data;
 		hc.ep.cb.rx_msg = on_rx_msg;
 		hc.ep.cb.tx_done = on_tx_done;
+		hc.ep.cb.peer_ok = on_peer_ok;
 		hc.ep.user = &c->hosts[c->nhosts];
 		hc.on_ev = on_ev;
 		hc.on_ev_ctx = NULL; /* its worker, once assigned */
@@ -650,6 +675,8 @@ nic_stats(struct worker *w, struct uet_meas_nic *n)
 		n->rx_csum_offloaded += s->rx_csum_offloaded;
 		n->tx_csum_fused += s->tx_csum_fused;
 	}
+	/* frames for no endpoint here (another address, not IPv4) */
+	n->rx_other_drops += uet_dpdk_lcore_stats(w->lc)->rx_other_drops;
 	n->steer_drops = uet_dpdk_lcore_stats(w->lc)->steer_drops;
 	n->late_polls = uet_dpdk_lcore_stats(w->lc)->late_polls;
 	/* The ports are the process's: counted once, by the main lcore. */
@@ -696,6 +723,7 @@ fold_stats_at(struct worker *w, uint64_t at_ns)
 	st(&w->live.retx_pkts, sum.tx_retx_pkts);
 	st(&w->live.rx_bytes, ds->rx_bytes);
 	st(&w->live.progress, ds->progress + w->live.tx_bytes);
+	st(&w->live.dead_peers, ds->dead_peers);
 }
 
 static void
@@ -866,8 +894,9 @@ worker_main(void *arg)
 /* --- the control plane on a helper thread --- */
 
 struct async_op {
-	int (*fn)(void *ctx, char *err, size_t errlen);
+	int (*fn)(void *ctx, bool peer_dead, char *err, size_t errlen);
 	void *ctx;
+	bool peer_dead;
 	pthread_t th;
 	int rc;
 	int done;
@@ -883,7 +912,7 @@ async_main(void *arg)
 	/* Signals go to the main thread (its handler sets the stop flag). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	a->rc = a->fn(a->ctx, a->err, sizeof(a->err));
+	a->rc = a->fn(a->ctx, a->peer_dead, a->err, sizeof(a->err));
 	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -891,7 +920,8 @@ async_main(void *arg)
 /* Run fn on a helper thread while the main lcore keeps polling its share
  * (the other lcores poll on their own). */
 static int
-sync_polling(struct perf_ctx *c, int (*fn)(void *, char *, size_t), char *err, size_t errlen)
+sync_polling(struct perf_ctx *c, int (*fn)(void *, bool, char *, size_t), bool peer_dead,
+	     char *err, size_t errlen)
 {
 	struct async_op a;
 
@@ -899,6 +929,7 @@ sync_polling(struct perf_ctx *c, int (*fn)(void *, char *, size_t), char *err, s
 		return 0;
 	memset(&a, 0, sizeof(a));
 	a.fn = fn;
+	a.peer_dead = peer_dead;
 	a.ctx = c->p->hooks.ctx;
 	if (pthread_create(&a.th, NULL, async_main, &a) != 0) {
 		snprintf(err, errlen, "cannot start the control thread");
@@ -1010,6 +1041,18 @@ live_sum(struct perf_ctx *c, uint64_t *rx, uint64_t *tx, uint64_t *retx, uint64_
 	}
 }
 
+/* Ranks the lcores' drivers gave up on (each lcore counts its own). */
+static uint64_t
+dead_peers(struct perf_ctx *c)
+{
+	uint64_t n = 0;
+	uint32_t k;
+
+	for (k = 0; k < c->nw; k++)
+		n += ld(&c->w[k].live.dead_peers);
+	return n;
+}
+
 static void
 emit_interval(struct perf_ctx *c, struct watch *wt, uint64_t end_rel)
 {
@@ -1097,6 +1140,8 @@ prepare_run(struct perf_ctx *c, const struct uet_wl_spec *spec, char *err, size_
 	dc.parallel = p->parallel;
 	dc.rate_bps = p->wl.rate_bps;
 	dc.verify = p->verify;
+	dc.fail_dead_peers = true;
+	dc.rank_ip = c->rank_ip;
 	dc.send = drv_send;
 	dc.gave_up = drv_gave_up;
 	for (k = 0; k < c->nw; k++) {
@@ -1199,7 +1244,7 @@ perf_run_one(struct perf_ctx *c, const struct uet_wl_spec *spec, struct perf_res
 				 c->w[k].lcore_id);
 			goto stop;
 		}
-	if (sync_polling(c, p->hooks.barrier, res->error, sizeof(res->error)) != 0)
+	if (sync_polling(c, p->hooks.barrier, false, res->error, sizeof(res->error)) != 0)
 		goto stop;
 	c->t0 = uet_dpdk_now_ns(&c->clk);
 	for (k = 0; k < p->nfail; k++) {
@@ -1232,7 +1277,8 @@ perf_run_one(struct perf_ctx *c, const struct uet_wl_spec *spec, struct perf_res
 	res->interrupted = p->stop && *p->stop;
 	res->stalled = __atomic_load_n(&c->abort, __ATOMIC_ACQUIRE) && !res->interrupted;
 	if (res->interrupted)
-		(void)uet_meas_event(w0->meas, w0->now, "interrupt",
+		(void)uet_meas_event(w0->meas, w0->now,
+				     p->stop_kind != NULL ? p->stop_kind : "interrupt",
 				     p->stop_why != NULL ? p->stop_why : "SIGINT/SIGTERM");
 	if (res->stalled)
 		(void)uet_meas_event(w0->meas, w0->now, "stalled", "no progress");
@@ -1249,7 +1295,8 @@ perf_run_one(struct perf_ctx *c, const struct uet_wl_spec *spec, struct perf_res
 	/* Peers may still need our ACKs until they are done too. A peer that
 	 * is gone by now does not take this process's report with it: the
 	 * run is measured, only not confirmed. */
-	finish_failed = sync_polling(c, p->hooks.finish, res->error, sizeof(res->error)) != 0;
+	finish_failed = sync_polling(c, p->hooks.finish, res->stalled || dead_peers(c) > 0,
+				     res->error, sizeof(res->error)) != 0;
 	rc = 0;
 stop:
 	__atomic_store_n(&c->phase, PH_STOP, __ATOMIC_RELEASE);
@@ -1317,6 +1364,8 @@ perf_teardown(struct perf_ctx *c)
 	rte_free(c->w);
 	free(c->hosts);
 	free(c->host_of_rank);
+	free(c->peer_ip);
+	free(c->rank_ip);
 	free(c);
 	/* Reap hooks that finished; the rest are the shell's business. */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
@@ -1343,8 +1392,29 @@ perf_setup(const struct perf_plan *p, struct perf_ctx **out, char *err, size_t e
 }
 
 int
-perf_connect(struct perf_ctx *c, char *err, size_t errlen)
+perf_connect(struct perf_ctx *c, uint32_t job_id, char *err, size_t errlen)
 {
+	const struct perf_plan *p = c->p;
+	uint32_t i, r;
+
+	/* The run's own: its job, and senders at its ranks' addresses. */
+	for (i = 0; i < c->nhosts; i++)
+		if (uet_ep_set_job_id(uet_dpdk_host_ep(c->hosts[i].h), job_id) != 0) {
+			snprintf(err, errlen, "job id %u does not fit in 24 bits", job_id);
+			return -1;
+		}
+	free(c->peer_ip);
+	free(c->rank_ip);
+	c->peer_ip = malloc((p->nranks ? p->nranks : 1) * sizeof(uint32_t));
+	c->rank_ip = malloc((p->nranks ? p->nranks : 1) * sizeof(uint32_t));
+	if (c->peer_ip == NULL || c->rank_ip == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (r = 0; r < p->nranks; r++)
+		c->peer_ip[r] = c->rank_ip[r] = p->ranks[r].ip;
+	qsort(c->peer_ip, p->nranks, sizeof(uint32_t), cmp_u32);
+	__atomic_store_n(&c->npeer_ip, p->nranks, __ATOMIC_RELEASE);
 	static_neighbours(c);
 	return resolve_all(c, err, errlen);
 }

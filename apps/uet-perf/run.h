@@ -57,8 +57,10 @@ struct perf_exec {
  */
 struct perf_hooks {
 	void *ctx;
-	int (*barrier)(void *ctx, char *err, size_t errlen);
-	int (*finish)(void *ctx, char *err, size_t errlen);
+	int (*barrier)(void *ctx, bool peer_dead, char *err, size_t errlen);
+	/* peer_dead: this process gave up on a peer during the run (a PDC
+	 * reached its retry limit) or the run stalled */
+	int (*finish)(void *ctx, bool peer_dead, char *err, size_t errlen);
 	void (*started)(void *ctx, const struct uet_meas *m);
 	void (*interval)(void *ctx, const struct uet_meas_interval *iv);
 };
@@ -93,6 +95,8 @@ struct perf_plan {
 	uint32_t proc_rank;          /* this process's rank, for %r */
 	volatile int *stop;          /* set by SIGINT/SIGTERM */
 	const char *stop_why;        /* the interrupt event's detail, once set */
+	const char *stop_kind;       /* ... and its kind: "interrupt" (a signal,
+				      * here or at a peer) or "peer-lost" */
 	struct perf_hooks hooks;
 };
 
@@ -121,10 +125,11 @@ void perf_thread_off_lcores(void);
  * plan's local ranks must be known; the others' addresses may come later
  * (the control channel's hello), before perf_connect. */
 int perf_setup(const struct perf_plan *p, struct perf_ctx **out, char *err, size_t errlen);
-/* Neighbours: static ones from the plan, the rest resolved with ARP (every
- * local endpoint must reach every rank, or its gateway). 0 or -1 with a
- * reason in err. */
-int perf_connect(struct perf_ctx *c, char *err, size_t errlen);
+/* The run's job id (UET's SES job id: requests of other jobs are dropped)
+ * and its ranks' addresses (only they open PDCs here); neighbours: static
+ * ones from the plan, the rest resolved with ARP (every local endpoint
+ * must reach every rank, or its gateway). 0 or -1 with a reason in err. */
+int perf_connect(struct perf_ctx *c, uint32_t job_id, char *err, size_t errlen);
 /* Lcores that run endpoints (the main lcore first). */
 uint32_t perf_lcores(const struct perf_ctx *c);
 /* One run of the workload spec (the plan's, or a sweep's variant of it):

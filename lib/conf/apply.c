@@ -4,6 +4,8 @@
  * naming where it was set in messages, and the checks across options once
  * all sources are read.
  */
+#include <arpa/inet.h>
+
 #include "conf/conf_int.h"
 
 /* ------------------------------------------------------------------ */
@@ -300,6 +302,23 @@ conf_finalize(struct uet_perf_opts *o, char *err, size_t n)
 			    "extension)", WHERE(conf_row("uet-strict")));
 	if (o->mode != UET_PERF_MODE_SERVER && conf_is_set(o, "clients"))
 		return fail(err, n, "%s: needs --server", WHERE(conf_row("clients")));
+	if (o->bind[0] != '\0') {
+		struct in_addr ip;
+
+		if (o->mode != UET_PERF_MODE_SERVER)
+			return fail(err, n, "%s: needs --server (a hosts run listens on rank 0's "
+				    "control address)", WHERE(conf_row("bind")));
+		if (inet_pton(AF_INET, o->bind, &ip) != 1)
+			return fail(err, n, "%s: '%s' is not an IPv4 address", WHERE(conf_row("bind")),
+				    SHOWN(o->bind));
+	}
+	if (o->ecn_kmax_pct != 0 && o->ecn_kmin_pct > o->ecn_kmax_pct)
+		return fail(err, n, "%s: %u%% is above --ecn-kmax-pct %u%% (marking would start "
+			    "after every packet is marked; --ecn-kmax-pct 0 marks none)", WHERE(conf_row("ecn-kmin-pct")),
+			    o->ecn_kmin_pct, o->ecn_kmax_pct);
+	if (conf_app == UET_CONF_APP_SIM && o->pcap[0] == '\0' && conf_is_set(o, "pcap-hosts"))
+		return fail(err, n, "%s: needs --pcap FILE (what to capture into)",
+			    WHERE(conf_row("pcap-hosts")));
 	if (o->mode == UET_PERF_MODE_SERVER && o->clients > 1 && strcmp(o->pattern, "pingpong") == 0)
 		return fail(err, n, "%s: a ping-pong runs between the server and one client, "
 			    "not %u", WHERE(conf_row("clients")), o->clients);

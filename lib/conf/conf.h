@@ -66,7 +66,7 @@ int uet_conf_app(void);
 #define UET_PERF_NAME_MAX 32         /* pattern, lb, cc names */
 #define UET_PERF_HOST_MAX 256        /* --client host name */
 #define UET_PERF_CMD_MAX 256         /* --exec-at command */
-#define UET_PERF_OPTS_MAX 116        /* rows of the option table */
+#define UET_PERF_OPTS_MAX 120        /* rows of the option table */
 #define UET_SIM_MAX_FAILURES 64      /* --failure */
 /* --mtu bound: payload + IPv4 (20) + UDP (8) + UET data headers must fit a
  * 9000 B jumbo IP MTU. */
@@ -155,6 +155,8 @@ struct uet_perf_opts {
 	char hosts[UET_PERF_PATH_MAX];       /* hosts list file */
 	uint32_t rank;                       /* UET_PERF_RANK_UNSET: env */
 	uint16_t control_port;
+	char auth_key[UET_PERF_PATH_MAX];    /* the control channel's key file */
+	char bind[UET_PERF_HOST_MAX];        /* --server's listening address */
 	uint32_t clients;                    /* --server: clients to wait for */
 	struct uet_perf_set local;           /* ranks run by this process */
 	uint32_t n_endpoints;

@@ -86,6 +86,15 @@ const struct opt opt_table[] = {
 	{ PERF, .lname = "control-port", .sname = 'p', .sec = "mode", .key = "control_port",
 	  UINT(control_port, 18515, 1, 65535), .flags = F_SYM, .meta = "PORT",
 	  .help = "TCP port of the control channel (perftest's default)" },
+	{ PERF, .lname = "auth-key", .sec = "mode", .key = "auth_key", .type = T_PATH_IN,
+	  FLD(auth_key), .meta = "FILE",
+	  .defdoc = "UET_PERF_AUTH_KEY from the environment (hex), else none",
+	  .help = "the run's secret, in hex: a process joins only by proving it holds "
+		  "it; rank 0 creates a missing FILE (32 random bytes, mode 0600); every "
+		  "process of a run needs the same key (doc/testbed.md)" },
+	{ PERF, .lname = "bind", .sec = "mode", .key = "bind", .type = T_STR, FLD(bind),
+	  .meta = "IP", .defdoc = "every address (a hosts run: rank 0's control address)",
+	  .help = "server: listen for clients on this address only" },
 	{ PERF, .lname = "local", .sec = "mode", .key = "local", .type = T_SET, FLD(local),
 	  .min = 0, .max = UET_PERF_MAX_HOSTS - 1, .meta = "LIST",
 	  .help = "run these ranks of the hosts list as endpoints of this "

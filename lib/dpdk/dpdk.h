@@ -56,6 +56,10 @@ uint64_t uet_dpdk_now_ns(const struct uet_dpdk_clock *c);
  * UET_ERR_* with a reason in err. */
 int uet_dpdk_eal_init(int argc, char **argv, char *err, size_t errlen);
 void uet_dpdk_eal_cleanup(void);
+/* The ports the EAL found (after uet_dpdk_eal_init), and whether port_id
+ * is one of them. */
+uint16_t uet_dpdk_port_count(void);
+bool uet_dpdk_port_exists(uint16_t port_id);
 /* Whether dpdk-pdump can attach: the primary process registered the
  * capture server (not with --in-memory or --no-shconf). */
 bool uet_dpdk_pdump_ready(void);

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* EAL, TSC clock and port setup (DPDK's skeleton sequence, v22.11). */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,7 @@ uet_dpdk_now_ns(const struct uet_dpdk_clock *c)
 }
 
 static bool pdump_on; /* rte_pdump_init() succeeded */
+static bool eal_up;   /* rte_eal_init() succeeded */
 
 /* EAL leaves its runtime directory (/var/run/dpdk/PREFIX) behind, with
  * --no-shconf empty once the telemetry socket is gone, which DPDK unlinks
@@ -72,6 +76,7 @@ uet_dpdk_eal_init(int argc, char **argv, char *err, size_t errlen)
 		snprintf(err, errlen, "EAL initialisation failed: %s", rte_strerror(rte_errno));
 		return UET_ERR_INVAL;
 	}
+	eal_up = true;
 	/* So that dpdk-pdump (a secondary process) can attach and capture
 	 * our ports. It needs the multi-process channel, which --in-memory
 	 * and --no-shconf turn off: then there is nothing to attach to, and
@@ -85,19 +90,58 @@ uet_dpdk_eal_init(int argc, char **argv, char *err, size_t errlen)
 	return rc;
 }
 
+uint16_t
+uet_dpdk_port_count(void)
+{
+	return rte_eth_dev_count_avail();
+}
+
+bool
+uet_dpdk_port_exists(uint16_t port_id)
+{
+	return rte_eth_dev_is_valid_port(port_id) != 0;
+}
+
 bool
 uet_dpdk_pdump_ready(void)
 {
 	return pdump_on;
 }
 
+/* A primary's runtime files (config, memory maps, the multi-process
+ * socket: 3-6 MB in /var/run/dpdk/PREFIX without --no-shconf) go with it:
+ * nothing can attach to a process that has ended, and runs under new
+ * prefixes would otherwise fill the directory. Only after an EAL of ours
+ * started (a failed start may have found the prefix held by another
+ * primary, whose files these are). The directory goes at exit. */
+static void
+runtime_files_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			(void)unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
 void
 uet_dpdk_eal_cleanup(void)
 {
+	char dir[PATH_MAX];
+	bool primary = eal_up && rte_eal_process_type() == RTE_PROC_PRIMARY;
+
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	if (pdump_on)
 		(void)rte_pdump_uninit();
 	pdump_on = false;
 	rte_eal_cleanup();
+	if (primary && dir[0] != '\0')
+		runtime_files_remove(dir);
+	eal_up = false;
 }
 
 /* rte_mempool_obj_iter callback: a clean TX mbuf. */

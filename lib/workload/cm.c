@@ -97,9 +97,16 @@ cm_err(struct cm *c, uint32_t line, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 
+	char *q;
+
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* The words quoted come from the file: its control bytes (terminal
+	 * escapes) and non-ASCII bytes are shown as '?', not written out. */
+	for (q = msg; *q != '\0'; q++)
+		if ((unsigned char)*q < 0x20 || (unsigned char)*q >= 0x7f)
+			*q = '?';
 	if (line)
 		uet_wl_errf(c->err, c->errlen, "%s:%u: %s", c->path, line, msg);
 	else

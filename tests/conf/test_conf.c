@@ -647,6 +647,10 @@ test_cli_errors(void **state)
 		  "0-1024", NULL);
 	cli_fails("option '--clients': needs --server", "--client", "1.2.3.4", "--endpoint",
 		  "ip=1.2.3.4", "--clients", "3", NULL);
+	cli_fails("option '--bind': needs --server", "--client", "1.2.3.4", "--endpoint",
+		  "ip=1.2.3.4", "--bind", "1.2.3.4", NULL);
+	cli_fails("option '--bind': 'eth0' is not an IPv4 address", "--server", "--endpoint",
+		  "ip=1.2.3.4", "--bind", "eth0", NULL);
 	cli_fails("option '--duration': pattern 'ring-allreduce' runs a fixed number of "
 		  "iterations", "--endpoint", "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5",
 		  "--pattern", "ring-allreduce", "--duration", "2", NULL);
@@ -1449,6 +1453,11 @@ test_profile(void **state)
 
 	(void)state;
 	uet_conf_set_app(UET_CONF_APP_SIM);
+	/* uet-sim's checks across options */
+	cli_fails("option '--ecn-kmin-pct': 90% is above --ecn-kmax-pct 80%", "--ecn-kmin-pct",
+		  "90", NULL);
+	cli_fails("option '--pcap-hosts': needs --pcap FILE", "--pcap-hosts", "1-3", NULL);
+	assert_int_equal(parse(a, "--ecn-kmin-pct", "20", "--ecn-kmax-pct", "0", NULL), 0);
 	snprintf(path, sizeof(path), "%s/config/reps-paper.ini", env_or("UET_SOURCE_ROOT", "."));
 	assert_int_equal(parse(a, "--profile", "reps-paper", NULL), 0);
 	assert_int_equal(parse(b, "--config", path, NULL), 0);

@@ -6,7 +6,10 @@
  *
  *   byte 0: bit 0 picks the endpoint (1: B), bit 1 sets CE, bits 2-3 the
  *           trimmed mark, bits 4-7 advance the clock by that many us
- *   bytes 1-2: length L (big endian), then L bytes of UDP payload
+ *   bytes 1-2: bit 15 set: the packet comes from an address outside the
+ *           scene (which may open no PDC) instead of the other endpoint;
+ *           bits 0-14 the length L (big endian), then L bytes of UDP
+ *           payload
  *
  * After each record both endpoints send what they want to the other and run
  * their timers. Sanitizers and the core's assertions catch misbehaviour;
@@ -32,10 +35,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	while (off + 3 <= size) {
 		uint8_t ctl = data[off];
-		size_t len = ((size_t)data[off + 1] << 8) | data[off + 2];
+		size_t len = ((size_t)(data[off + 1] & 0x7f) << 8) | data[off + 2];
+		bool stranger = data[off + 1] & 0x80;
 		struct fz_side *to = (ctl & 1) ? &b : &a, *from = (ctl & 1) ? &a : &b;
-		struct uet_rx_meta rm = { .src_ip = from->ip, .ev = (uint16_t)(off * 31),
-					  .ce = (ctl >> 1) & 1, .trimmed = (ctl >> 2) & 3 };
+		struct uet_rx_meta rm = { .src_ip = stranger ? FZ_STRANGER_IP : from->ip,
+					  .ev = (uint16_t)(off * 31), .ce = (ctl >> 1) & 1,
+					  .trimmed = (ctl >> 2) & 3 };
 		uint8_t *pkt;
 
 		off += 3;

@@ -13,6 +13,13 @@
 
 #define FZ_A_IP 0x0a000001u
 #define FZ_B_IP 0x0a000002u
+/* An address outside the scene: packets from it may open no PDC. */
+#define FZ_STRANGER_IP 0x0a0000eeu
+/* The endpoint_job target: both endpoints in one job, so that requests of
+ * other jobs (most fuzzed ones) are dropped at the door. */
+#ifndef FZ_JOB_ID
+#define FZ_JOB_ID 0
+#endif
 #define FZ_PKT_MAX (UET_DATA_HDR_LEN + 1024)
 
 struct fz_side {
@@ -22,6 +29,13 @@ struct fz_side {
 };
 
 static uint8_t fz_msg_buf[8192];
+
+static bool
+fz_peer_ok(void *user, uint32_t ip)
+{
+	(void)user;
+	return ip == FZ_A_IP || ip == FZ_B_IP;
+}
 
 static void
 fz_on_rx_msg(void *user, const struct uet_rx_msg *m)
@@ -81,6 +95,8 @@ fz_make(struct fz_side *s, uint32_t ip, uint64_t seed)
 	 * require idleness. */
 	c.pdc_target_idle_ns = 500000;
 	c.cb.rx_msg = fz_on_rx_msg;
+	c.cb.peer_ok = fz_peer_ok;
+	c.job_id = FZ_JOB_ID;
 #ifdef FZ_CC_NAME
 	/* The endpoint_credit target: the same scene under a credit CC, so
 	 * CREDIT_REQ and CREDIT are part of it and the senders wait on

@@ -4,7 +4,8 @@
  *   mkcorpus DIR_WIRE DIR_ENDPOINT
  * wire: one encoded header of every kind the codec speaks;
  * endpoint: records (fuzz_endpoint.c format) of the packets the fuzz
- * target's own scene exchanges next, so mutations start from valid PDCs.
+ * target's own scene exchanges next, so mutations start from valid PDCs,
+ * and the same from a stranger's address.
  */
 #include <stdio.h>
 
@@ -32,7 +33,8 @@ write_file(const char *dir, const char *name, const uint8_t *p, size_t n)
 struct recbuf {
 	uint8_t data[65536];
 	size_t len;
-	int only; /* -1 all, 0 to A, 1 to B */
+	int only;      /* -1 all, 0 to A, 1 to B */
+	bool stranger; /* as if sent from outside the scene */
 };
 
 static void
@@ -43,7 +45,7 @@ rec(void *ctx, int to_b, const uint8_t *pkt, size_t n)
 	if ((r->only >= 0 && r->only != to_b) || r->len + 3 + n > sizeof(r->data))
 		return;
 	r->data[r->len] = (uint8_t)(to_b ? 1 : 0);
-	r->data[r->len + 1] = (uint8_t)(n >> 8);
+	r->data[r->len + 1] = (uint8_t)((n >> 8) | (r->stranger ? 0x80 : 0));
 	r->data[r->len + 2] = (uint8_t)n;
 	memcpy(r->data + r->len + 3, pkt, n);
 	r->len += 3 + n;
@@ -96,13 +98,14 @@ main(int argc, char **argv)
 		if (write_file(argv[1], kinds[i].name, buf, (size_t)n + 8) < 0)
 			return 1;
 	}
-	for (j = -1; j <= 1; j++) {
-		static const char *names[] = { "all", "to_a", "to_b" };
+	for (j = -1; j <= 2; j++) {
+		static const char *names[] = { "all", "to_a", "to_b", "from_stranger" };
 
 		if (fz_scene(&a, &b, 1000) < 0)
 			return 1;
 		r->len = 0;
-		r->only = j;
+		r->only = j == 2 ? -1 : j;
+		r->stranger = j == 2;
 		fz_exchange(&a, &b, 1000, 4, rec, r);
 		if (write_file(argv[2], names[j + 1], r->data, r->len) < 0)
 			return 1;

@@ -236,6 +236,18 @@ def case_bad_input(exe, tmp):
     # Output that could not be written is found before the run, not after.
     bad_input(exe, endpoints(2) + ["--json", "/nonexistent-dir/r.json"],
               "option '--json': cannot write /nonexistent-dir/r.json", tmp)
+    # A rank or a port the run does not have names its option.
+    bad_input(exe, endpoints(2) + ["--pattern", "incast", "--root", "5"],
+              "option '--root': 5 is not a rank of the run (ranks 0..1)", tmp)
+    bad_input(exe, endpoints(1) + ["--endpoint", "port=7,ip=10.0.0.7"],
+              "option '--endpoint': port 7: no such DPDK port", tmp)
+    # A .cm file's bytes are quoted printable: no terminal escapes echoed.
+    cm = os.path.join(tmp, "esc.cm")
+    with open(cm, "wb") as f:
+        f.write(b"Nodes 2\nConnections 1\n\x1b[31mred\x07 0->1 size 8\n")
+    p = subprocess.run([exe] + EAL + ["--"] + endpoints(2) + ["--pattern", "cm", "--cm", cm],
+                       capture_output=True, timeout=60)
+    assert p.returncode == 2 and b"?[31mred?" in p.stderr and b"\x1b" not in p.stderr, p.stderr
 
 
 def long_run(exe, tmp, prefix, extra):
@@ -249,7 +261,7 @@ def long_run(exe, tmp, prefix, extra):
 
 def end_run(p, prefix, timeout):
     """Wait for a long_run process and remove the runtime directory its
-    shared EAL config left (EAL does not remove it at exit)."""
+    shared EAL config would leave had it died."""
     try:
         return p.communicate(timeout=timeout)
     finally:

@@ -19,87 +19,7 @@
 # 77, otherwise); removes everything it created, also on error or Ctrl-C.
 set -euo pipefail
 
-PERF=${1:?usage: veth_test.sh UET_PERF}
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: veth_test needs root (network namespaces, af_packet)"
-	exit 77
-fi
-if ! command -v ip >/dev/null; then
-	echo "SKIP: iproute2 is not installed"
-	exit 77
-fi
-
-TAG="uetp$$"
-NSA="${TAG}a"
-NSB="${TAG}b"
-TMP=$(mktemp -d)
-SRV_PID=""
-
-cleanup() {
-	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null || true
-	ip netns del "$NSA" 2>/dev/null || true
-	ip netns del "$NSB" 2>/dev/null || true
-	# EAL's runtime directories (it leaves them at exit): ${TAG}a, b, h1-3.
-	rm -rf "$TMP" /var/run/dpdk/"${TAG}"[abh]*
-}
-trap cleanup EXIT INT TERM
-
-ip netns add "$NSA"
-ip netns add "$NSB"
-ip link add "${TAG}x" type veth peer name "${TAG}y"
-ip link set "${TAG}x" netns "$NSA"
-ip link set "${TAG}y" netns "$NSB"
-for ns in "$NSA" "$NSB"; do
-	ip -n "$ns" link set lo up
-done
-ip -n "$NSA" addr add 192.168.77.1/24 dev "${TAG}x"
-ip -n "$NSB" addr add 192.168.77.2/24 dev "${TAG}y"
-ip -n "$NSA" link set "${TAG}x" mtu 9000 up
-ip -n "$NSB" link set "${TAG}y" mtu 9000 up
-
-EAL=(--no-huge --no-shconf --no-pci -m 512 --log-level=error)
-APP=(--pattern pair --size 1M --iters 4 --verify --base-rtt-ns 200000)
-
-# start_pair NAME ARGS...: a --server in $NSA and a --client in $NSB, in
-# the background (SRV_PID, CLI_PID), both with the arguments given (the
-# client's followed by those in CLIENT_ONLY); their output in
-# $TMP/NAMEserver.txt and NAMEclient.txt, their JSON in NAMEserver.json
-# and NAMEclient.json. wait_pair: rc and src, their exit codes. run_pair:
-# both.
-CLIENT_ONLY=()
-start_pair() {
-	local name=$1
-	shift
-	ip netns exec "$NSA" timeout 60 "$PERF" "${EAL[@]}" -l 0 --file-prefix "${TAG}a" \
-		--vdev="net_af_packet0,iface=${TAG}x,framesz=8192,blocksz=8192" -- \
-		--server --endpoint port=0,ip=10.77.0.1 "$@" --json "$TMP/${name}server.json" \
-		>"$TMP/${name}server.txt" 2>&1 &
-	SRV_PID=$!
-	ip netns exec "$NSB" timeout 60 "$PERF" "${EAL[@]}" -l 1 --file-prefix "${TAG}b" \
-		--vdev="net_af_packet0,iface=${TAG}y,framesz=8192,blocksz=8192" -- \
-		--client 192.168.77.1 --endpoint port=0,ip=10.77.0.2 "$@" "${CLIENT_ONLY[@]}" \
-		--json "$TMP/${name}client.json" >"$TMP/${name}client.txt" 2>&1 &
-	CLI_PID=$!
-}
-wait_pair() {
-	rc=0
-	wait "$CLI_PID" || rc=$?
-	src=0
-	wait "$SRV_PID" || src=$?
-	SRV_PID=""
-}
-run_pair() {
-	start_pair "$@"
-	wait_pair
-}
-# pair_ok NAME WHAT: both exited 0, or the test fails with their output.
-pair_ok() {
-	if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
-		echo "FAIL: $2: client exit $rc, server exit $src"
-		cat "$TMP/$1client.txt" "$TMP/$1server.txt"
-		exit 1
-	fi
-}
+. "$(dirname "$0")/pair_env.sh"
 
 run_pair "" "${APP[@]}"
 pair_ok "" "bulk"
@@ -482,13 +402,14 @@ EOF
 # control address (127.0.0.1). The launcher's environment says three
 # processes for three ranks, so each runs its own rank (not the three a
 # shared control address would put in one process); one command line for
-# all, %l in the EAL arguments picks each one's veth, and each gets its own
-# DPDK runtime directory (two primaries with one --file-prefix refuse to
-# start). Then the same under a real mpirun where OpenMPI is installed.
+# all, %l in the EAL arguments picks each one's veth and its own DPDK
+# runtime directory (two primaries with one --file-prefix refuse to start;
+# this test's prefixes, not uet-perf's defaults, which real runs on the
+# machine may hold). Then the same under a real mpirun where OpenMPI is
+# installed; no process leaves its runtime directory behind.
 NSM="${TAG}m"
 cleanup_m() {
 	ip netns del "$NSM" 2>/dev/null || true
-	rm -rf /var/run/dpdk/uet-perf-0 /var/run/dpdk/uet-perf-1 /var/run/dpdk/uet-perf-2
 }
 trap 'cleanup_m; cleanup_bridge; cleanup' EXIT INT TERM
 ip netns add "$NSM"
@@ -510,7 +431,7 @@ cat >"$TMP/local.ini" <<EOF
 1 = control=127.0.0.1, ip=10.79.0.2, port=0
 2 = control=127.0.0.1, ip=10.79.0.3, port=0
 EOF
-MEAL=(--no-huge --no-pci -m 512 --log-level=error -l 0
+MEAL=(--no-huge --no-pci -m 512 --log-level=error -l 0 --file-prefix "${TAG}m%l"
       "--vdev=net_af_packet0,iface=${TAG}m%l,framesz=8192,blocksz=8192")
 MAPP=(--hosts "$TMP/local.ini" --pattern permutation --seed 4 --size 256K --iters 2
       --verify --base-rtt-ns 500000 --control-port 18790)
@@ -566,6 +487,10 @@ if command -v mpirun >/dev/null; then
 		--json "$TMP/m%r.json" >"$TMP/mpi.txt" 2>&1 ||
 		{ echo "FAIL: mpirun -np 3: exit $?"; cat "$TMP/mpi.txt"; exit 1; }
 	check_local "mpirun -np 3" m
+	if ls -d /var/run/dpdk/"${TAG}"m* 2>/dev/null; then
+		echo "FAIL: runtime directories left behind"
+		exit 1
+	fi
 	n=9
 else
 	echo "SKIP: mpirun -np 3: OpenMPI is not installed (apt-get install openmpi-bin)"
