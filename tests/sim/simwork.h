@@ -255,9 +255,20 @@ sw_pdc_event(void *user, const struct uet_pdc_event *e)
 }
 
 /* Point an endpoint config's callbacks at this workload. */
+/* A run with a job id takes PDCs from the fabric's hosts only. */
+static bool
+sw_peer_ok(void *user, uint32_t ip)
+{
+	struct sw_host *h = user;
+
+	return sim_host_of_ip(h->w->s, ip) != UINT32_MAX;
+}
+
 static inline void
 sw_ep_config(struct sw *w, uint32_t host, struct uet_ep_config *c)
 {
+	if (c->job_id != 0)
+		c->cb.peer_ok = sw_peer_ok;
 	c->cb.rx_data = sw_rx_data;
 	c->cb.rx_msg = sw_rx_msg;
 	c->cb.tx_done = sw_tx_done;

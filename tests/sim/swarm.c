@@ -5,7 +5,8 @@
  * duplication, reordering, corruption, blackholed paths; and, unless
  * --classic, injected ECN marks, uplink flaps with routing convergence, a
  * host link or a spine down for a while, a host cut off for good, PDC
- * tables of a few slots), runs a fault phase, heals the network and runs
+ * tables of a few slots; requests from strangers: another job, an address
+ * outside the run), runs a fault phase, heals the network and runs
  * until everything completes. It then requires that every message arrived
  * exactly once and byte-exact, every sender completion succeeded exactly
  * once, and every endpoint is idle (no PDC stuck). A message that may
@@ -45,6 +46,8 @@
 #include <string.h>
 
 #include "simwork.h"
+#include "uet/frame.h"
+#include "uet/wire.h"
 
 struct draw {
 	uint32_t spines, hpl;
@@ -65,6 +68,8 @@ struct draw {
 	int32_t crash_host;       /* a host whose process dies; -1 none */
 	uint64_t crash_at_ns, restart_at_ns; /* ... and comes back */
 	bool squeeze;             /* PDC tables far smaller than the peers */
+	uint32_t strangers;       /* requests from outside the run during the
+				   * fault phase (draw_strangers) */
 	uint32_t msgs;
 	struct uet_ep_config ep;
 	struct uet_cc_fixed_cfg cc;
@@ -307,6 +312,89 @@ draw_matching(uint64_t seed, struct draw *d)
 }
 
 /*
+ * Strangers, a quarter of the seeds, from their own stream: the run's
+ * endpoints get a job id and take PDCs only from the fabric's hosts, and
+ * 10-200 requests that opened PDCs if let in arrive during the fault
+ * phase, half of another job from a host of the run, half of the run's job
+ * from an address outside it. None may change anything the run checks.
+ * Not with --classic or --list.
+ */
+static void
+draw_strangers(uint64_t seed, struct draw *d)
+{
+	struct uet_prng r;
+
+	uet_prng_seed(&r, seed ^ 0x6a09e667bb67ae85ULL);
+	if (classic || listed || uet_prng_below(&r, 4) != 0)
+		return;
+	d->ep.job_id = 1 + (uint32_t)uet_prng_below(&r, 0xfffffe);
+	d->strangers = 10 + (uint32_t)uet_prng_below(&r, 191);
+}
+
+/* One stranger's request (b: its number), from a host's NIC. */
+struct stranger_ctx {
+	const struct draw *d;
+	uint64_t seed;
+	uint32_t sent;
+};
+
+static void
+stranger_ev(struct sim *s, void *a, uint64_t b)
+{
+	struct stranger_ctx *x = a;
+	uint32_t nh = sim_num_hosts(s), from, to, job = x->d->ep.job_id, src_ip;
+	uint8_t frame[UET_FRAME_HDR_LEN + UET_DATA_HDR_LEN + 64];
+	struct uet_frame_tx tx;
+	struct uet_dscp_map m;
+	struct uet_prng r;
+	struct uet_hdr h;
+	int n;
+
+	uet_prng_seed(&r, x->seed ^ 0x510e527fade682d1ULL ^ (b * 0x9e3779b97f4a7c15ULL));
+	from = (uint32_t)uet_prng_below(&r, nh);
+	to = (from + 1 + (uint32_t)uet_prng_below(&r, nh - 1)) % nh;
+	src_ip = sim_host_ip(s, from);
+	if (b % 2 == 0) {
+		/* another job, from a host of the run */
+		job = (job + 1 + (uint32_t)uet_prng_below(&r, 0xfffffe)) & 0xffffff;
+		if (job == 0 || job == x->d->ep.job_id)
+			job = x->d->ep.job_id ^ 0x800000;
+	} else {
+		/* the run's job, from an address outside it */
+		do
+			src_ip = 0xc6120000u | (uint32_t)uet_prng_below(&r, 0x10000);
+		while (sim_host_of_ip(s, src_ip) != UINT32_MAX);
+	}
+	memset(&h, 0, sizeof(h));
+	h.type = UET_PDS_RUD_REQ;
+	h.nh = UET_NH_REQ_STD;
+	h.flags = UET_REQ_F_SYN | UET_REQ_F_AR;
+	h.psn = (uint32_t)uet_prng_next(&r);
+	h.spdcid = (uint16_t)uet_prng_next(&r);
+	h.dpdcid = (uint16_t)uet_prng_below(&r, 64);
+	h.ses.opcode = UET_SES_TAGGED_SEND;
+	h.ses.flags = UET_SES_F_SOM | UET_SES_F_EOM;
+	h.ses.job_id = job;
+	h.ses.msg_id = (uint16_t)uet_prng_next(&r);
+	h.ses.match_bits = uet_prng_next(&r);
+	h.ses.request_len = 64;
+	n = uet_hdr_encode(&h, frame + UET_FRAME_HDR_LEN, UET_DATA_HDR_LEN + 64);
+	if (n < 0)
+		return;
+	memset(frame + UET_FRAME_HDR_LEN + n, 0xa5, 64);
+	uet_dscp_map_default(&m);
+	memset(&tx, 0, sizeof(tx));
+	tx.src_ip = src_ip;
+	tx.dst_ip = sim_host_ip(s, to);
+	tx.sport = (uint16_t)(49152 + uet_prng_below(&r, 256));
+	tx.dport = UET_UDP_PORT;
+	tx.dscp = m.tc[UET_TC_DATA];
+	n = uet_frame_encap(frame, sizeof(frame), &tx, (size_t)n + 64, true);
+	if (n > 0 && sim_host_send_raw(s, from, frame, (uint32_t)n) == 0)
+		x->sent++;
+}
+
+/*
  * The fault kinds added later, from a fourth stream (the draws above stay
  * what they were): ECN marks injected on every port, flaps of a healthy
  * uplink with or without routing convergence, a host's link or a spine
@@ -475,6 +563,7 @@ draw_settings(uint64_t seed, struct draw *d)
 	draw_extra(seed, d, 2 * d->hpl);
 	draw_psn_wrap(seed, d);
 	draw_matching(seed, d);
+	draw_strangers(seed, d);
 	draw_timer_outlast(d);
 }
 
@@ -497,6 +586,9 @@ print_draw(uint64_t seed, const struct draw *d)
 		printf("  crash: host %d's process dies at %llu us, restarts at %llu us\n",
 		       d->crash_host, (unsigned long long)d->crash_at_ns / 1000,
 		       (unsigned long long)d->restart_at_ns / 1000);
+	if (d->strangers)
+		printf("  strangers: job %u; %u requests from another job or from outside the "
+		       "run\n", c->job_id, d->strangers);
 	if (c->max_posted_recvs)
 		printf("  matching: %u receives per host, unexpected %u x %u B%s\n",
 		       c->max_posted_recvs, c->max_unexp_msgs, c->unexp_msg_bytes,
@@ -637,6 +729,7 @@ run_seed(uint64_t seed, bool verbose)
 	struct sim_leafspine_cfg lc;
 	struct sim_config sc;
 	struct crash_ctx crash;
+	struct stranger_ctx strange;
 	struct draw d;
 	struct sw w;
 	struct uet_prng r;
@@ -717,6 +810,12 @@ run_seed(uint64_t seed, bool verbose)
 		sim_at(s, sim_ps(d.crash_at_ns), crash_ev, &crash, 0);
 		sim_at(s, sim_ps(d.restart_at_ns), restart_ev, &crash, 0);
 	}
+	strange.d = &d;
+	strange.seed = seed;
+	strange.sent = 0;
+	uet_prng_seed(&r, seed ^ 0x9b05688c2b3e6c1fULL);
+	for (i = 0; i < d.strangers; i++)
+		sim_at(s, sim_ps(uet_prng_below(&r, d.fault_ns)), stranger_ev, &strange, i);
 	/* Asymmetry that outlives the fault phase: the last uplinks of leaf
 	 * 0 run at a quarter of the rate. */
 	for (i = 0; i < d.slow; i++)
@@ -769,6 +868,29 @@ run_seed(uint64_t seed, bool verbose)
 					 "strict", i);
 				rc = 1;
 			}
+		}
+	}
+	if (rc == 0 && d.strangers > 0) {
+		/* Every stranger that arrived was dropped as one: all of
+		 * them where the fabric lost nothing, no more than were sent
+		 * and duplicated. */
+		struct sim_port_stats t;
+		uint64_t foreign = 0;
+		bool lossless;
+
+		sim_total_stats(s, &t);
+		lossless = t.drops_fault + t.drops_down + t.drops_queue + t.corrupts == 0 &&
+			   d.cut_host < 0 && d.crash_host < 0;
+		for (i = 0; i < nh; i++)
+			foreign += uet_ep_stats(sim_host_ep(s, i))->rx_foreign_job +
+				   uet_ep_stats(sim_host_ep(s, i))->rx_foreign_addr;
+		if (foreign > strange.sent + t.dups || (lossless && foreign < strange.sent)) {
+			snprintf(why, sizeof(why), "%llu requests from strangers counted as "
+				 "such, %u sent", (unsigned long long)foreign, strange.sent);
+			rc = 1;
+		} else if (verbose) {
+			printf("  strangers: %u sent, %llu dropped as such\n", strange.sent,
+			       (unsigned long long)foreign);
 		}
 	}
 	if (verbose || rc != 0) {
