@@ -4,8 +4,6 @@
  * naming where it was set in messages, and the checks across options once
  * all sources are read.
  */
-#include <arpa/inet.h>
-
 #include "conf/conf_int.h"
 
 /* ------------------------------------------------------------------ */
@@ -171,8 +169,17 @@ conf_apply(struct uet_perf_opts *o, int i, const char *v, int src, uint32_t line
 		conf_put_uint(f, p->size, u);
 		break;
 	case T_DOUBLE:
-		if (uet_text_parse_double(v, &d, err, n) < 0)
+		if (p->meta != NULL && strcmp(p->meta, "SEC") == 0 && *v != '\0' &&
+		    isalpha((unsigned char)v[strlen(v) - 1])) {
+			/* A time with its unit (100us, 2ms), as --fail-ev-at takes. */
+			uint64_t ns;
+
+			if (uet_text_parse_time_ns(v, &ns, err, n) < 0)
+				return UET_CONF_EBAD;
+			d = (double)ns / 1e9;
+		} else if (uet_text_parse_double(v, &d, err, n) < 0) {
 			return UET_CONF_EBAD;
+		}
 		if (d < p->dmin || d > p->dmax)
 			return fail(err, n, "%g is out of range %g..%g", d, p->dmin, p->dmax);
 		*(double *)f = d;

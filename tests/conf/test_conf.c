@@ -1457,6 +1457,10 @@ test_profile(void **state)
 	cli_fails("option '--ecn-kmin-pct': 90% is above --ecn-kmax-pct 80%", "--ecn-kmin-pct",
 		  "90", NULL);
 	cli_fails("option '--pcap-hosts': needs --pcap FILE", "--pcap-hosts", "1-3", NULL);
+	/* seconds, or a time with its unit */
+	assert_int_equal(parse(a, "-D", "100us", NULL), 0);
+	assert_true(a->duration_s == 100e-6);
+	cli_fails("option '--duration': time '3 lightyears'", "-D", "3 lightyears", NULL);
 	assert_int_equal(parse(a, "--ecn-kmin-pct", "20", "--ecn-kmax-pct", "0", NULL), 0);
 	snprintf(path, sizeof(path), "%s/config/reps-paper.ini", env_or("UET_SOURCE_ROOT", "."));
 	assert_int_equal(parse(a, "--profile", "reps-paper", NULL), 0);
