@@ -192,6 +192,23 @@ sim_run_drain(struct sim *s, uint64_t t)
 	return s->heap_n == 0;
 }
 
+bool
+sim_run_drain_max(struct sim *s, uint64_t t, uint64_t max_events)
+{
+	uint64_t n = 0;
+
+	while (s->heap_n > 0 && s->heap[0].t <= t) {
+		struct sim_ev e;
+
+		if (n++ == max_events)
+			return false;
+		e = ev_pop(s, &s->now);
+		e.fn(s, e.a, e.b);
+		s->events_run++;
+	}
+	return true;
+}
+
 uint64_t
 sim_now_ps(const struct sim *s)
 {

@@ -91,6 +91,10 @@ uint64_t sim_run_until(struct sim *s, uint64_t t_ps);
 /* Run events up to t_ps, or until none is left; unlike sim_run_until the
  * clock stays at the last event run. Returns true if the queue drained. */
 bool sim_run_drain(struct sim *s, uint64_t t_ps);
+/* sim_run_drain, max_events of it at most: false when events due by t_ps
+ * remain (call again: the same events run in the same order as one call
+ * would run them), true when none does. */
+bool sim_run_drain_max(struct sim *s, uint64_t t_ps, uint64_t max_events);
 uint64_t sim_events_run(const struct sim *s);
 uint64_t sim_events_pending(const struct sim *s);
 

@@ -538,6 +538,10 @@ apply_failures(struct run *r, char *err, size_t n)
 
 /* --- measurement --- */
 
+/* Events between two looks at progress and the stop flag inside a bin:
+ * tens of milliseconds of wall time at the simulator's pace. */
+#define POLL_EVENTS 65536
+
 static uet_simrun_progress_fn progress_fn;
 static void *progress_ctx;
 
@@ -1115,7 +1119,17 @@ uet_simrun(const struct uet_perf_opts *o, uint64_t size_bytes, struct uet_out *o
 	 * so the run replays exactly. */
 	step_ns = mc.bin_ns;
 	for (t = step_ns; !r.done; t += step_ns) {
-		bool drained = sim_run_drain(r.s, ps(t));
+		bool drained;
+
+		/* A bin of a large fabric can take many seconds of wall time:
+		 * progress and a stop are looked at every POLL_EVENTS events
+		 * within it as well (the events run as they would at once). */
+		while (!sim_run_drain_max(r.s, ps(t), POLL_EVENTS)) {
+			report_progress(&r);
+			if (stop != NULL && *stop)
+				break;
+		}
+		drained = sim_events_pending(r.s) == 0;
 
 		if (sim_now_ns(r.s) < t && !r.done) {
 			/* No event left before t: either the run is over or it

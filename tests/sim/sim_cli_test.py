@@ -16,6 +16,7 @@ import shlex
 import shutil
 import struct
 import subprocess
+import time
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -1088,6 +1089,27 @@ def case_progress(exe, tmp):
     assert b"us simulated" in seen and b"of 128 flows done" in seen, seen[-500:]
 
 
+def case_interrupt(exe, tmp):
+    # SIGINT acts within a bin of a large fabric (one of the README's 1024
+    # hosts takes seconds of wall time), and the report is still written.
+    import signal
+    out = os.path.join(tmp, "int.json")
+    proc = subprocess.Popen([exe, "--nodes", "1024", "--pattern", "permutation", "--size",
+                             "8M", "--iters", "1", "--lb", "reps", "--ack-every", "0",
+                             "-J", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(3)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    took = time.monotonic() - t0
+    assert took < 5, (took, err[-500:])
+    end = json.load(open(out))["end"]
+    ev = [e for e in end["events"] if e["kind"] == "interrupt"]
+    assert len(ev) == 1, end["events"]
+    # stopped inside a bin, not at its end
+    assert ev[0]["t_ns"] % end["timeline"]["bin_ns"] != 0, ev
+
+
 def case_plot(exe, tmp):
     # tools/plot.py draws a run with port series and a size sweep side by
     # side; a file that is not a report is bad input.
@@ -1324,7 +1346,7 @@ def case_semcheck(exe, tmp):
 CASES = {"determinism": case_determinism, "port_series": case_port_series,
          "pcap": case_pcap, "pcap_spurious": case_pcap_spurious,
          "plot": case_plot,
-         "progress": case_progress,
+         "progress": case_progress, "interrupt": case_interrupt,
          "paper_figures": case_paper_figures, "art_collectives": case_art_collectives,
          "mixed_ecmp": case_mixed_ecmp, "shuffle_ties": case_shuffle_ties, "bad_input": case_bad_input, "sweep": case_sweep,
          "three_tier_switch_down": case_three_tier_switch_down, "fabric_rate": case_fabric_rate,
