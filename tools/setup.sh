@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Install every Debian 12 package libuet needs, then build it in ./build.
 # Safe to run again: it reconfigures and rebuilds.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,8 +28,12 @@ PACKAGES=(
 	libopenmpi-dev netpipe-openmpi   # MPI programs over the provider (tests, tools/bench)
 )
 
-$SUDO apt-get update
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PACKAGES[@]}"
+# Another apt (unattended-upgrades, a second shell) may hold the locks:
+# wait for it, up to 10 minutes, instead of failing at once.
+LOCK_WAIT=(-o DPkg::Lock::Timeout=600)
+$SUDO apt-get "${LOCK_WAIT[@]}" update
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get "${LOCK_WAIT[@]}" install -y \
+	--no-install-recommends "${PACKAGES[@]}"
 
 if [ -d build ]; then
 	meson setup --reconfigure build

@@ -9,6 +9,7 @@
 # The last line reads "N passed, N failed" (cmocka cases count one each).
 # Environment: FUZZ_SECONDS, SWARM_SEEDS (default 1000), SKIP_ASAN=1,
 # SKIP_FUZZ=1.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -u
 cd "$(dirname "$0")/.."
 

@@ -587,6 +587,14 @@ test_start_json(const struct app *a)
 	json_object_set_new(ts, "link_bps", json_integer((json_int_t)p->ep.link_bps));
 	json_object_set_new(ts, "verify", json_boolean(p->verify));
 	json_object_set_new(ts, "job_id", json_integer(a->job_id));
+	{
+		/* What reruns it: uet-perf --config FILE with this text. */
+		char *cfg = uet_perf_opts_effective_text(o);
+
+		if (cfg != NULL)
+			json_object_set_new(ts, "config", json_string(cfg));
+		free(cfg);
+	}
 	if (a->ctrl != NULL) {
 		uint32_t n;
 		const struct ctrl_refused *r = ctrl_refused(a->ctrl, &n);
@@ -1092,6 +1100,10 @@ main(int argc, char **argv)
 	}
 	if (rc == UET_CONF_VERSION) {
 		printf("uet-perf %s\n", uet_perf_version());
+		return 0;
+	}
+	if (rc == UET_CONF_PRINT) {
+		uet_perf_opts_write_effective(&a.o, stdout);
 		return 0;
 	}
 	if (rc != UET_CONF_OK)

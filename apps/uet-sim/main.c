@@ -125,6 +125,10 @@ main(int argc, char **argv)
 		printf("uet-sim %s\n", uet_perf_version());
 		return 0;
 	}
+	if (rc == UET_CONF_PRINT) {
+		uet_perf_opts_write_effective(&o, stdout);
+		return 0;
+	}
 	if (rc == UET_CONF_OK &&
 	    (uet_out_check_paths(o.json[0] ? o.json : NULL, o.csv[0] ? o.csv : NULL, err,
 				 sizeof(err)) != 0 ||

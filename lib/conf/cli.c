@@ -4,6 +4,7 @@
  * other source, and uet_perf_opts_parse: the order of the sources.
  */
 #include "conf/conf_int.h"
+#include "uet_version.h"
 
 /* ------------------------------------------------------------------ */
 /* Command line                                                        */
@@ -13,7 +14,7 @@
 int
 conf_has_arg(const struct opt *p)
 {
-	if (p->type == T_HELP || p->type == T_VERSION)
+	if (p->type == T_HELP || p->type == T_VERSION || p->type == T_PRINT)
 		return no_argument;
 	if (p->type == T_BOOL || p->type == T_COUNT)
 		return optional_argument;
@@ -139,6 +140,10 @@ cli_apply(struct uet_perf_opts *o, int argc, char **argv, char *err, size_t n)
 			return UET_CONF_HELP;
 		if (opt_table[i].type == T_VERSION)
 			return UET_CONF_VERSION;
+		if (opt_table[i].type == T_PRINT) {
+			o->print_config = true;
+			continue;
+		}
 		/* "--client --size 4" must not make "--size" the host. */
 		if (optarg != NULL && conf_has_arg(&opt_table[i]) == required_argument &&
 		    optarg[0] == '-' && (optarg[1] == '-' || isalpha((unsigned char)optarg[1])))
@@ -218,7 +223,9 @@ uet_perf_opts_parse(struct uet_perf_opts *o, int argc, char **argv, char *err,
 		rc = conf_load_ini(o, config, err, errlen);
 	if (rc == 0)
 		rc = cli_apply(o, argc, argv, err, errlen);
-	return rc == 0 ? conf_finalize(o, err, errlen) : rc;
+	if (rc == 0)
+		rc = conf_finalize(o, err, errlen);
+	return rc == 0 && o->print_config ? UET_CONF_PRINT : rc;
 }
 
 int
@@ -229,8 +236,11 @@ uet_perf_opts_source(const struct uet_perf_opts *o, const char *long_name)
 	return i < 0 ? -1 : o->src[i];
 }
 
+/* The release and the commit it was built from (git describe, made at
+ * build time): two builds of one release differ, and a report says which
+ * made it. */
 const char *
 uet_perf_version(void)
 {
-	return UET_VERSION;
+	return UET_VERSION " (git " UET_GIT ")";
 }

@@ -52,6 +52,8 @@ int uet_conf_app(void);
 #define UET_CONF_OK 0
 #define UET_CONF_HELP 1      /* -h/--help seen: print usage, exit 0 */
 #define UET_CONF_VERSION 2   /* -V/--version seen: print version, exit 0 */
+#define UET_CONF_PRINT 3     /* --print-config seen and every source read:
+			      * uet_perf_opts_write_effective(), exit 0 */
 #define UET_CONF_EBAD (-1)   /* bad option, value or file; err says which */
 #define UET_CONF_EXIT_USAGE 2 /* exit status of uet-perf after UET_CONF_EBAD */
 
@@ -164,6 +166,7 @@ struct uet_perf_opts {
 	uint32_t n_neighbors;
 	struct uet_perf_neighbor neighbors[UET_PERF_MAX_NEIGHBORS];
 	enum uet_perf_mode mode;             /* derived by the parsers */
+	bool print_config;                   /* --print-config */
 	struct uet_perf_launcher launcher;   /* uet_perf_opts_resolve_rank: what
 					      * mpirun/srun said, if the rank
 					      * came from it */
@@ -346,6 +349,12 @@ void uet_perf_opts_doc_md(FILE *f);
 /* Write the options that a file or the command line set as an INI file that
  * loads back to the same options. */
 void uet_perf_opts_write_ini(const struct uet_perf_opts *o, FILE *f);
+/* Every option's value as an INI file (--print-config), headed by the tool
+ * and its version: the options a source set, and the defaults as comments,
+ * so that --config reads it back to the same options. */
+void uet_perf_opts_write_effective(const struct uet_perf_opts *o, FILE *f);
+/* The same as text (malloc'd; NULL when out of memory), for a report. */
+char *uet_perf_opts_effective_text(const struct uet_perf_opts *o);
 
 /* Where the option with this long name got its value (enum uet_conf_src),
  * or -1 if there is no such option. */

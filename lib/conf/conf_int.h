@@ -60,6 +60,7 @@ enum opt_type {
 	T_CONFIG,   /* command line only from here on */
 	T_HELP,
 	T_VERSION,
+	T_PRINT,    /* print the effective configuration, after every source */
 };
 #define IS_REPEATABLE(t) ((t) >= T_ENDPOINT && (t) <= T_FAILURE)
 

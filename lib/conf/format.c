@@ -348,8 +348,41 @@ write_value(FILE *f, const char *key, const char *v)
 	return true;
 }
 
+static void write_ini(const struct uet_perf_opts *o, FILE *f, bool defaults);
+
 void
 uet_perf_opts_write_ini(const struct uet_perf_opts *o, FILE *f)
+{
+	write_ini(o, f, false);
+}
+
+void
+uet_perf_opts_write_effective(const struct uet_perf_opts *o, FILE *f)
+{
+	fprintf(f, "; %s %s: every option's value; the defaults commented out\n",
+		conf_app == UET_CONF_APP_SIM ? "uet-sim" : "uet-perf", uet_perf_version());
+	write_ini(o, f, true);
+}
+
+char *
+uet_perf_opts_effective_text(const struct uet_perf_opts *o)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f == NULL)
+		return NULL;
+	uet_perf_opts_write_effective(o, f);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static void
+write_ini(const struct uet_perf_opts *o, FILE *f, bool defaults)
 {
 	char buf[2 * UET_PERF_PATH_MAX + 64], cwd[UET_PERF_PATH_MAX];
 	bool any = false;
@@ -364,8 +397,9 @@ uet_perf_opts_write_ini(const struct uet_perf_opts *o, FILE *f)
 			const struct opt *p = &opt_table[i];
 			uint32_t cnt = IS_REPEATABLE(p->type) ? conf_ccount_of(o, p) : 1;
 
-			if (!in_section(p, conf_sections[s].sec) || o->src[i] == UET_CONF_SRC_DEFAULT ||
-			    !conf_for_app(p))
+			if (!in_section(p, conf_sections[s].sec) ||
+			    (o->src[i] == UET_CONF_SRC_DEFAULT && !defaults) || !conf_for_app(p) ||
+			    p->type >= T_CONFIG)
 				continue;
 			if (!head)
 				fprintf(f, "%s[%s]\n", any ? "\n" : "", conf_sections[s].sec);
@@ -374,6 +408,14 @@ uet_perf_opts_write_ini(const struct uet_perf_opts *o, FILE *f)
 				char key[48];
 
 				fmt_value(o, i, k, true, buf, sizeof(buf));
+				/* A default is shown, commented out: the file then
+				 * reads back to the same options (defaults stay
+				 * defaults, and some are no value at all). */
+				if (o->src[i] == UET_CONF_SRC_DEFAULT) {
+					fprintf(f, "; %s = %s  (default)\n", p->key,
+						buf[0] != '\0' ? buf : "\"\"");
+					continue;
+				}
 				/* The file may go elsewhere: relative input
 				 * paths would then be relative to it. */
 				if (p->type == T_PATH_IN && buf[0] != '/' &&

@@ -553,6 +553,9 @@ const struct opt opt_table[] = {
 	  .help = "read options from the INI FILE first; the command line overrides it" },
 	{ .lname = "help", .sname = 'h', .type = T_HELP, .help = "show this help" },
 	{ .lname = "version", .sname = 'V', .type = T_VERSION, .help = "show the version" },
+	{ .lname = "print-config", .type = T_PRINT,
+	  .help = "print every option's value (defaults, profile, files and command line "
+		  "applied) as an INI file that --config reads back, and exit" },
 };
 
 const int conf_n_opts = (int)(sizeof(opt_table) / sizeof(opt_table[0]));

@@ -756,6 +756,14 @@ test_start(const struct uet_perf_opts *o, const struct sim_fattree_cfg *fc,
 	for (i = 0; i < o->n_failures; i++)
 		json_array_append_new(fails, json_string(o->failures[i].text));
 	json_object_set_new(ts, "pattern", json_string(o->pattern));
+	{
+		/* What reruns it: uet-sim --config FILE with this text. */
+		char *cfg = uet_perf_opts_effective_text(o);
+
+		if (cfg != NULL)
+			json_object_set_new(ts, "config", json_string(cfg));
+		free(cfg);
+	}
 	json_object_set_new(ts, "hosts", json_integer(sh->hosts));
 	json_object_set_new(ts, "size_bytes", json_integer((json_int_t)size_bytes));
 	json_object_set_new(ts, "streams", json_integer(o->streams));

@@ -319,8 +319,41 @@ test_cli_types(void **state)
 	assert_int_equal(parse(o, "-s", "1K", "--help", "--config", "/nonexistent", NULL),
 			 UET_CONF_HELP);
 	assert_int_equal(parse(o, "-V", NULL), UET_CONF_VERSION);
-	assert_string_equal(uet_perf_version(), "0.1.0");
+	/* the release and the commit built ('unknown' outside a git tree) */
+	assert_int_equal(strncmp(uet_perf_version(), "0.1.0 (git ", 11), 0);
+	assert_int_equal(uet_perf_version()[strlen(uet_perf_version()) - 1], ')');
 	free(o);
+}
+
+/* --print-config: every source applied, then the whole configuration as
+ * text (defaults commented out) that --config reads back to the same
+ * options. */
+static void
+test_print_config(void **state)
+{
+	struct uet_perf_opts *o = new_opts(), *b = new_opts();
+	char *text, ta[4096], tb[4096];
+	const char *path;
+
+	(void)state;
+	assert_int_equal(parse(o, "--endpoint", "ip=1.2.3.4", "--endpoint", "ip=1.2.3.5", "--lb",
+			       "reps", "-D", "2ms", "--print-config", NULL),
+			 UET_CONF_PRINT);
+	text = uet_perf_opts_effective_text(o);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\nlb = reps\n"));
+	assert_non_null(strstr(text, "\n; cc = nscc  (default)\n"));
+	assert_non_null(strstr(text, "\nduration_s = 0.002\n"));
+	path = write_tmp(text, strlen(text));
+	assert_int_equal(parse(b, "--config", path, NULL), 0);
+	unlink(path);
+	(void)uet_perf_opts_sym_text(o, ta, sizeof(ta));
+	(void)uet_perf_opts_sym_text(b, tb, sizeof(tb));
+	assert_string_equal(ta, tb);
+	assert_int_equal(b->n_endpoints, 2);
+	free(text);
+	free(o);
+	free(b);
 }
 
 static void
@@ -1894,6 +1927,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_cli_types),
+		cmocka_unit_test(test_print_config),
 		cmocka_unit_test(test_ini_types),
 		cmocka_unit_test(test_cli_overrides_ini),
 		cmocka_unit_test(test_examples),

@@ -27,6 +27,7 @@
 # Environment: ROUNDS (3), SECONDS_RUN (6; the middle 4 s are sampled),
 # CORE (1), UET_PERF. Needs perf (Debian: linux-perf) and root or
 # kernel.perf_event_paranoid <= 0 (a CPU-wide profile).
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

@@ -18,6 +18,7 @@
 # build); PMD_DIR the DPDK driver folder (default Debian 12's,
 # /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0); DRIVERS the drivers copied
 # (names as there, without .so).
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

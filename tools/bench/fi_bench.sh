@@ -26,6 +26,7 @@
 # Environment: FI_MODULE_DIR (default build/lib/fi), LAT_ITERS (2000),
 # BW_ITERS (200). Each pair of processes starts afresh: its first exchange
 # waits for ARP (and memif's connection), which the iterations amortize.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

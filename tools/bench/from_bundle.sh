@@ -14,6 +14,7 @@
 # and on 2 MiB hugepages, which it reserves for the time), COUNTS (lcore
 # counts; default 1 2 4 8 12 16, those over the CPUs skipped),
 # SECONDS_RUN, ROUNDS (passed on).
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 

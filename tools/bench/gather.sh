@@ -13,6 +13,7 @@
 #   tools/bench/gather.sh
 #
 # Environment: SECONDS_RUN (60), RATE_GBPS (2), BIN_US (100), UET_PERF.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

@@ -23,6 +23,7 @@
 # Targets: perf-0cs at least 0.8x core, perf at least 0.6x core.
 # Environment: ROUNDS (3), SECONDS_RUN (5), CORE (1), UET_PERF, BENCH_CORE,
 # EAL_MEM (tools/bench/common.sh).
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

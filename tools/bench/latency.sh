@@ -19,6 +19,7 @@
 #
 # Environment: MAX_BYTES (largest size, default 64K), ITERS (round trips per
 # size, default 10000), ROUNDS (default 3), UET_PERF, LCORES ("0 1").
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

@@ -23,6 +23,7 @@
 # timeouts.
 # Environment: SECONDS_RUN (5), ROUNDS (3), FIRST_CPU (0), UET_PERF, PERF_OPTS
 # (more uet-perf options for every run, e.g. --zero-udp-csum), BENCH_CORE.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

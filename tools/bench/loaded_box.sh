@@ -23,6 +23,7 @@
 # Environment: SECONDS_RUN (default 10), ROUNDS (default 3), HOG_CORE
 # (default 1), UET_PERF (default build/apps/uet-perf/uet-perf), KEEP=1 keeps
 # the reports in the printed directory.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

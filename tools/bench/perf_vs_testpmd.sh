@@ -25,6 +25,7 @@
 # per-round ratio's median and range),
 # UET_PERF (default build/apps/uet-perf/uet-perf), TESTPMD (dpdk-testpmd),
 # LCORES ("0 1": the two cores used).
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

@@ -14,6 +14,7 @@
 #
 # Environment: ROUNDS (3), SECONDS_RUN (3), CORE (1), UET_PERF, EAL_MEM
 # (tools/bench/common.sh: hugepages or not).
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

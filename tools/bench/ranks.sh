@@ -13,6 +13,7 @@
 # Ranks of one process share its port: their frames to each other go out
 # and come back, which a Linux bridge does only with hairpin on (a switch:
 # reflective relay); the script turns it on.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

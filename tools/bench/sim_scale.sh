@@ -13,6 +13,7 @@
 # Environment: UET_SIM (default build/apps/uet-sim/uet-sim), SEEDS (default
 # "1"), SIZE (default 2M). One run at a time: each uses one core, and two
 # at once would share the memory bandwidth they measure.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh

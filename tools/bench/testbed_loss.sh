@@ -26,6 +26,7 @@
 # RATE_MBIT (400), QUEUE_KB (256), ROUNDS (1), UET_PERF, EXTRA (more uet-perf
 # options). Needs root; removes everything it made. A run that fails stops
 # the script with its log.
+case "${1:-}" in -h | --help) sed -n '3,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tools/bench/common.sh
