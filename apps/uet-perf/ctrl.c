@@ -68,6 +68,7 @@ struct ctrl {
 	struct pollfd *watch_pfd; /* ctrl_watch's poll set, and its fd indices */
 	uint32_t *watch_idx;
 	struct ctrl_refused refused; /* rank 0, while the ranks joined */
+	uint64_t accepted;           /* rank 0: connections taken so far */
 };
 
 static uint64_t
@@ -136,36 +137,45 @@ io_all(int fd, void *buf, size_t n, bool wr, uint64_t deadline)
 	return 0;
 }
 
+/* j as it goes on the wire: its length (4 bytes, big endian), then its
+ * compact text; malloc'd, NULL when out of memory or longer than max. */
+static uint8_t *
+frame_msg(const json_t *j, size_t max, size_t *n)
+{
+	char *s = json_dumps(j, JSON_COMPACT);
+	size_t len = s != NULL ? strlen(s) : 0;
+	uint8_t *b = s != NULL && len <= max ? malloc(len + 4) : NULL;
+	uint32_t be = htonl((uint32_t)len);
+
+	if (b != NULL) {
+		memcpy(b, &be, 4);
+		memcpy(b + 4, s, len);
+		*n = len + 4;
+	}
+	free(s);
+	return b;
+}
+
 /* The length and the text in one write: a small message (a stop notice)
  * then arrives whole, for ctrl_watch to see at once. */
 static int
 send_msg(int fd, json_t *j, uint64_t deadline)
 {
-	char *s = json_dumps(j, JSON_COMPACT), *b;
-	uint32_t len, be;
+	size_t n;
+	uint8_t *b = frame_msg(j, MAX_MSG_BYTES, &n);
 	int rc;
 
-	if (s == NULL)
+	if (b == NULL)
 		return -1;
-	len = (uint32_t)strlen(s);
-	be = htonl(len);
-	b = malloc((size_t)len + 4);
-	if (b == NULL) {
-		free(s);
-		return -1;
-	}
-	memcpy(b, &be, 4);
-	memcpy(b + 4, s, len);
-	rc = io_all(fd, b, (size_t)len + 4, true, deadline);
+	rc = io_all(fd, b, n, true, deadline);
 	free(b);
-	free(s);
 	return rc;
 }
 
-/* A message, or NULL and in *why (when not NULL) IO_TIMEOUT, IO_CLOSED or
- * 0 (a malformed one). */
+/* A message of at most max bytes, or NULL and in *why (when not NULL)
+ * IO_TIMEOUT, IO_CLOSED or 0 (a malformed one). */
 static json_t *
-recv_msg(int fd, uint64_t deadline, int *why)
+recv_max(int fd, uint64_t deadline, size_t max, int *why)
 {
 	json_error_t je;
 	uint32_t be, len;
@@ -181,7 +191,7 @@ recv_msg(int fd, uint64_t deadline, int *why)
 		return NULL;
 	}
 	len = ntohl(be);
-	if (len > MAX_MSG_BYTES)
+	if (len > max)
 		return NULL;
 	s = malloc(len + 1);
 	if (s == NULL)
@@ -195,6 +205,12 @@ recv_msg(int fd, uint64_t deadline, int *why)
 	j = json_loads(s, 0, &je);
 	free(s);
 	return j;
+}
+
+static json_t *
+recv_msg(int fd, uint64_t deadline, int *why)
+{
+	return recv_max(fd, deadline, MAX_MSG_BYTES, why);
 }
 
 static void
@@ -293,7 +309,8 @@ keyed(const struct ctrl_opts *o)
 /* A connection in its handshake at rank 0. */
 struct pending {
 	int fd;
-	uint64_t deadline, since;
+	uint64_t deadline;
+	uint64_t seq;           /* the order of accept: the oldest goes first */
 	uint8_t nonce[NONCE_BYTES];
 	uint8_t buf[4 + JOIN_MAX_BYTES];
 	uint32_t got;
@@ -304,24 +321,15 @@ struct pending {
 static int
 send_now(int fd, json_t *j)
 {
-	char *s = json_dumps(j, JSON_COMPACT);
-	uint8_t b[4 + JOIN_MAX_BYTES];
-	uint32_t len, be;
+	size_t n;
+	uint8_t *b = frame_msg(j, JOIN_MAX_BYTES, &n);
 	ssize_t k;
 
-	if (s == NULL)
+	if (b == NULL)
 		return -1;
-	len = (uint32_t)strlen(s);
-	if (len > JOIN_MAX_BYTES) {
-		free(s);
-		return -1;
-	}
-	be = htonl(len);
-	memcpy(b, &be, 4);
-	memcpy(b + 4, s, len);
-	free(s);
-	k = send(fd, b, (size_t)len + 4, MSG_NOSIGNAL | MSG_DONTWAIT);
-	return k == (ssize_t)len + 4 ? 0 : -1;
+	k = send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	free(b);
+	return k == (ssize_t)n ? 0 : -1;
 }
 
 /* Turn a joining connection away, telling it why in a word (a real peer
@@ -428,14 +436,10 @@ pending_read(struct ctrl *c, const struct ctrl_opts *o, struct pending *p)
 	if (p->got < 4 + len)
 		return 0;
 	rc = join_one(c, o, p);
-	if (rc == 1) {
-		int fl = fcntl(p->fd, F_GETFL);
-
-		/* the rest of the channel waits in poll(), then reads whole */
-		if (fl >= 0)
-			(void)fcntl(p->fd, F_SETFL, fl & ~O_NONBLOCK);
+	/* The socket stays non-blocking: every wait of the channel is in
+	 * poll(), with its deadline and the stop flag, never in a send(). */
+	if (rc == 1)
 		nodelay(p->fd);
-	}
 	return rc == 1 ? 1 : -1;
 }
 
@@ -456,7 +460,11 @@ allowed(const struct ctrl_opts *o, const struct sockaddr_in *from)
 static void
 accept_all(struct ctrl *c, const struct ctrl_opts *o, struct pending *pend, uint32_t *npend)
 {
-	for (;;) {
+	uint32_t taken;
+
+	/* A bounded batch: a flood of connections must not keep rank 0 from
+	 * its deadline, its stop flag and the handshakes under way. */
+	for (taken = 0; taken < CTRL_MAX_PENDING; taken++) {
 		struct sockaddr_in from;
 		socklen_t fl = sizeof(from);
 		struct pending *p;
@@ -474,16 +482,20 @@ accept_all(struct ctrl *c, const struct ctrl_opts *o, struct pending *pend, uint
 		}
 		if (*npend == CTRL_MAX_PENDING) {
 			/* full: the oldest goes (a real peer would be done) */
-			close(pend[0].fd);
+			uint32_t i, old = 0;
+
+			for (i = 1; i < *npend; i++)
+				if (pend[i].seq < pend[old].seq)
+					old = i;
+			close(pend[old].fd);
 			c->refused.evicted++;
-			memmove(pend, pend + 1, (CTRL_MAX_PENDING - 1) * sizeof(*pend));
-			(*npend)--;
+			pend[old] = pend[--*npend];
 		}
 		p = &pend[*npend];
 		memset(p, 0, sizeof(*p));
 		p->fd = fd;
-		p->since = mono_ms();
-		p->deadline = p->since + CTRL_HANDSHAKE_MS;
+		p->seq = ++c->accepted;
+		p->deadline = mono_ms() + CTRL_HANDSHAKE_MS;
 		if (RAND_bytes(p->nonce, NONCE_BYTES) != 1) {
 			close(fd);
 			continue;
@@ -641,6 +653,7 @@ open_peer(struct ctrl *c, const char *ip, uint16_t port, const struct ctrl_opts 
 	uint8_t nc[NONCE_BYTES], np[NONCE_BYTES], mac[MAC_BYTES];
 	char hex[2 * MAC_BYTES + 1];
 	uint32_t want = c->rank == CTRL_RANK_ANY ? UINT32_MAX : c->rank, r, n;
+	bool closed = false;
 	json_t *j;
 	int auth = 0, rc;
 
@@ -648,25 +661,50 @@ open_peer(struct ctrl *c, const char *ip, uint16_t port, const struct ctrl_opts 
 		snprintf(err, errlen, "control channel: bad coordinator address '%s'", ip);
 		return -1;
 	}
+	/* Connect, and read rank 0's challenge; a connection rank 0 closes
+	 * before that (not listening yet, too many handshakes at once) is
+	 * tried again until the deadline. */
 	for (;;) {
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in me = { .sin_family = AF_INET,
+					  .sin_addr.s_addr = o != NULL ? o->src_ip : 0 };
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), why = 0;
+		bool up;
 
-		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+		/* From this process's own control address, the one rank 0
+		 * lets in (a host with several may pick another). */
+		up = fd >= 0 && (me.sin_addr.s_addr == 0 ||
+				 bind(fd, (struct sockaddr *)&me, sizeof(me)) == 0) &&
+		     connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+		if (up) {
+			int fl = fcntl(fd, F_GETFL);
+
+			/* every wait in poll(), with its deadline */
+			if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0)
+				up = false;
+		}
+		if (up) {
 			c->fds[0] = fd;
-			break;
+			nodelay(fd);
+			j = recv_max(fd, deadline, JOIN_MAX_BYTES, &why);
+			if (j != NULL || why == 0)
+				break;
+			closed |= why == IO_CLOSED;
+			c->fds[0] = -1;
 		}
 		if (fd >= 0)
 			close(fd);
-		if (left_ms(deadline) == 0) {
+		if (left_ms(deadline) == 0 || stopped) {
 			snprintf(err, errlen, "control channel: cannot reach rank 0 at %s:%u "
-				 "within %.1f s: %s", ip, port, c->timeout_ms / 1e3, strerror(errno));
+				 "within %.1f s: %s", ip, port, c->timeout_ms / 1e3,
+				 stopped ? "interrupted (SIGINT/SIGTERM)"
+				 : closed ? "it closed every connection before its challenge "
+					    "(another address than this process's control address "
+					    "in the hosts list?)"
+				 : up ? "no challenge came" : strerror(errno));
 			return -1;
 		}
 		usleep(50000);
 	}
-	nodelay(c->fds[0]);
-	/* rank 0's challenge */
-	j = recv_msg(c->fds[0], deadline, NULL);
 	if (challenge_parse(j, nc, &auth) != 0) {
 		json_decref(j);
 		snprintf(err, errlen, "control channel: %s:%u is not a uet-perf rank 0 of this "
@@ -705,7 +743,7 @@ open_peer(struct ctrl *c, const char *ip, uint16_t port, const struct ctrl_opts 
 	}
 	json_decref(j);
 	/* The welcome: our rank (assigned, or ours confirmed) and the size. */
-	j = recv_msg(c->fds[0], deadline, NULL);
+	j = recv_max(c->fds[0], deadline, JOIN_MAX_BYTES, NULL);
 	rc = welcome_parse(o, j, nc, np, want, &r, &n);
 	json_decref(j);
 	if (rc == WELCOME_KEY_REFUSED)
@@ -828,7 +866,8 @@ key_create(const char *path, char *err, size_t errlen)
 	/* link() fails if another process made the file meanwhile: its
 	 * key stands. */
 	if (!ok || (link(tmp, path) != 0 && errno != EEXIST)) {
-		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: cannot write: %s", path,
+			 ok ? strerror(errno) : "short write");
 		unlink(tmp);
 		return -1;
 	}
@@ -857,7 +896,12 @@ ctrl_key_file(const char *path, bool create, struct ctrl_opts *o, bool *created,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 077) != 0) {
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 077) != 0) {
 		close(fd);
 		snprintf(err, errlen, "%s: %s", path, !S_ISREG(st.st_mode) ? "not a file"
 			 : "readable or writable by others: the key is a secret (chmod 600)");
@@ -1007,7 +1051,7 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms, bool *lost)
 	idx = c->watch_idx;
 	for (i = fd_first(c); i < fd_end(c); i++)
 		if (c->fds[i] >= 0 && !c->watch_skip[i]) {
-			p[n] = (struct pollfd){ .fd = c->fds[i], .events = POLLIN };
+			p[n] = (struct pollfd){ .fd = c->fds[i], .events = POLLIN | POLLRDHUP };
 			idx[n++] = i;
 		}
 	if (n == 0) {
@@ -1025,7 +1069,7 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms, bool *lost)
 		json_t *j;
 		int from;
 
-		if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+		if (!(p[k].revents & (POLLIN | POLLRDHUP | POLLHUP | POLLERR)))
 			continue;
 		i = idx[k];
 		/* Look without taking: anything but a whole stop notice stays
@@ -1033,9 +1077,16 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms, bool *lost)
 		got = recv(c->fds[i], buf, sizeof(buf) - 1, MSG_PEEK | MSG_DONTWAIT);
 		if (got < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
-		if (got <= 0) {
-			/* The process at the other end is gone (exited, killed):
-			 * every process ends its run now, not at its end. */
+		/* The process at the other end is gone (exited, killed), or
+		 * went in the middle of a small message that will not come
+		 * whole: every process ends its run now, not at its end. */
+		len = 0;
+		if (got >= 4) {
+			memcpy(&len, buf, 4);
+			len = ntohl(len);
+		}
+		if (got <= 0 || ((got < 4 || (len <= STOP_MSG_MAX && (size_t)got < 4 + len)) &&
+				 (p[k].revents & (POLLRDHUP | POLLHUP | POLLERR)))) {
 			c->watch_skip[i] = true;
 			*lost = true;
 			if (c->rank == 0)
@@ -1046,8 +1097,6 @@ ctrl_watch(struct ctrl *c, uint32_t wait_ms, bool *lost)
 			partial = true;
 			continue;
 		}
-		memcpy(&len, buf, 4);
-		len = ntohl(len);
 		if (len > STOP_MSG_MAX) {
 			c->watch_skip[i] = true;
 			continue;

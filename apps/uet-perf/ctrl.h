@@ -42,6 +42,9 @@ struct ctrl_opts {
 	size_t key_len;
 	/* rank 0: the address to listen on (network order); 0 = every one. */
 	uint32_t bind_ip;
+	/* other ranks: the address to connect from (network order): the one
+	 * rank 0 expects (allow_ip there); 0 = the kernel's choice. */
+	uint32_t src_ip;
 	/* rank 0: connections only from these addresses (network order);
 	 * none: from anywhere. */
 	const uint32_t *allow_ip;

@@ -434,6 +434,13 @@ control_opts(struct app *a, char *err, size_t errlen)
 			a->allow_ip[r] = htonl(a->hosts.h[r].control_ip);
 		co->allow_ip = a->allow_ip;
 		co->n_allow = a->hosts.n;
+		/* connect from this process's control address: rank 0 lets in
+		 * no other */
+		for (r = 0; r < a->plan.nranks; r++)
+			if (a->plan.local[r]) {
+				co->src_ip = htonl(a->hosts.h[r].control_ip);
+				break;
+			}
 	}
 	if (a->o.auth_key[0] != '\0') {
 		bool made;
@@ -496,18 +503,6 @@ hello(struct app *a, char *err, size_t errlen)
 		free(opts);
 		return -1;
 	}
-	/* The run's job id is rank 0's. */
-	{
-		json_int_t job = json_integer_value(json_object_get(json_array_get(all, 0), "job"));
-
-		if (job <= 0 || job > 0xffffff) {
-			snprintf(err, errlen, "rank 0 sent no job id");
-			json_decref(all);
-			free(opts);
-			return -1;
-		}
-		a->job_id = (uint32_t)job;
-	}
 	json_array_foreach(all, i, o) {
 		const char *v = json_string_value(json_object_get(o, "version"));
 		const char *h = json_string_value(json_object_get(o, "hash"));
@@ -550,8 +545,18 @@ hello(struct app *a, char *err, size_t errlen)
 			}
 		}
 	}
-	json_decref(all);
-	free(opts);
+	/* The run's job id is rank 0's (the versions agree by now). */
+	{
+		json_int_t job = json_integer_value(json_object_get(json_array_get(all, 0), "job"));
+
+		json_decref(all);
+		free(opts);
+		if (job <= 0 || job > 0xffffff) {
+			snprintf(err, errlen, "rank 0 sent no job id");
+			return -1;
+		}
+		a->job_id = (uint32_t)job;
+	}
 	for (r = 0; r < p->nranks; r++) {
 		if (p->ranks[r].ip == 0) {
 			snprintf(err, errlen, "no process announced rank %u's data address", r);
@@ -1245,6 +1250,16 @@ main(int argc, char **argv)
 			n = a.nprocs;
 			uet_ip_str(a.hosts.h[0].control_ip, coord);
 		}
+		/* What it waits for, as iperf3 says it (a wait may be long). */
+		if (me == 0)
+			fprintf(stderr, "uet-perf: listening on %s:%u for %u other process%s%s "
+				"(up to %.0f s)\n", a.o.mode == UET_PERF_MODE_SERVER ?
+				(a.o.bind[0] ? a.o.bind : "every address") : coord, a.o.control_port,
+				n - 1, n - 1 == 1 ? "" : "es", a.copts.key_len ? ", with a key" : "",
+				a.o.barrier_timeout_s);
+		else
+			fprintf(stderr, "uet-perf: joining rank 0 at %s:%u (up to %.0f s)\n", coord,
+				a.o.control_port, a.o.barrier_timeout_s);
 		if (ctrl_open(me, n, coord, a.o.control_port, barrier_ms(&a), &a.copts, &a.ctrl,
 			      err, sizeof(err)) != 0) {
 			no_run(&a, version, err);

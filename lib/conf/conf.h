@@ -353,7 +353,9 @@ void uet_perf_opts_write_ini(const struct uet_perf_opts *o, FILE *f);
  * and its version: the options a source set, and the defaults as comments,
  * so that --config reads it back to the same options. */
 void uet_perf_opts_write_effective(const struct uet_perf_opts *o, FILE *f);
-/* The same as text (malloc'd; NULL when out of memory), for a report. */
+/* The same as text for a report (malloc'd; NULL when out of memory),
+ * without the output destinations (json, csv, pcap): they say where the
+ * results went, not what ran, and differ from run to run. */
 char *uet_perf_opts_effective_text(const struct uet_perf_opts *o);
 
 /* Where the option with this long name got its value (enum uet_conf_src),

@@ -348,20 +348,27 @@ write_value(FILE *f, const char *key, const char *v)
 	return true;
 }
 
-static void write_ini(const struct uet_perf_opts *o, FILE *f, bool defaults);
+static void write_ini(const struct uet_perf_opts *o, FILE *f, bool defaults, bool dests);
 
 void
 uet_perf_opts_write_ini(const struct uet_perf_opts *o, FILE *f)
 {
-	write_ini(o, f, false);
+	write_ini(o, f, false, true);
+}
+
+static void
+write_effective(const struct uet_perf_opts *o, FILE *f, bool dests)
+{
+	fprintf(f, "; %s %s: every option's value; the defaults commented out%s\n",
+		conf_app == UET_CONF_APP_SIM ? "uet-sim" : "uet-perf", uet_perf_version(),
+		dests ? "" : "; where the\n; report and captures went (json, csv, pcap) left out");
+	write_ini(o, f, true, dests);
 }
 
 void
 uet_perf_opts_write_effective(const struct uet_perf_opts *o, FILE *f)
 {
-	fprintf(f, "; %s %s: every option's value; the defaults commented out\n",
-		conf_app == UET_CONF_APP_SIM ? "uet-sim" : "uet-perf", uet_perf_version());
-	write_ini(o, f, true);
+	write_effective(o, f, true);
 }
 
 char *
@@ -373,7 +380,7 @@ uet_perf_opts_effective_text(const struct uet_perf_opts *o)
 
 	if (f == NULL)
 		return NULL;
-	uet_perf_opts_write_effective(o, f);
+	write_effective(o, f, false);
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;
@@ -381,8 +388,16 @@ uet_perf_opts_effective_text(const struct uet_perf_opts *o)
 	return text;
 }
 
+/* An output destination: where results go, not what runs. */
+static bool
+is_dest(const struct opt *p)
+{
+	return strcmp(p->key, "json") == 0 || strcmp(p->key, "csv") == 0 ||
+	       strcmp(p->key, "pcap") == 0;
+}
+
 static void
-write_ini(const struct uet_perf_opts *o, FILE *f, bool defaults)
+write_ini(const struct uet_perf_opts *o, FILE *f, bool defaults, bool dests)
 {
 	char buf[2 * UET_PERF_PATH_MAX + 64], cwd[UET_PERF_PATH_MAX];
 	bool any = false;
@@ -399,7 +414,7 @@ write_ini(const struct uet_perf_opts *o, FILE *f, bool defaults)
 
 			if (!in_section(p, conf_sections[s].sec) ||
 			    (o->src[i] == UET_CONF_SRC_DEFAULT && !defaults) || !conf_for_app(p) ||
-			    p->type >= T_CONFIG)
+			    p->type >= T_CONFIG || (!dests && is_dest(p)))
 				continue;
 			if (!head)
 				fprintf(f, "%s[%s]\n", any ? "\n" : "", conf_sections[s].sec);

@@ -47,6 +47,20 @@ uet_dpdk_now_ns(const struct uet_dpdk_clock *c)
 
 static bool pdump_on; /* rte_pdump_init() succeeded */
 static bool eal_up;   /* rte_eal_init() succeeded */
+static bool own_runtime; /* the runtime directory's files are this
+			  * primary's (a shared configuration: one
+			  * primary per prefix) */
+
+static bool
+has_arg(int argc, char **argv, const char *name)
+{
+	int i;
+
+	for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], name) == 0)
+			return true;
+	return false;
+}
 
 /* EAL leaves its runtime directory (/var/run/dpdk/PREFIX) behind, with
  * --no-shconf empty once the telemetry socket is gone, which DPDK unlinks
@@ -66,6 +80,8 @@ int
 uet_dpdk_eal_init(int argc, char **argv, char *err, size_t errlen)
 {
 	static bool at_exit;
+	/* read before rte_eal_init, which may reorder argv */
+	bool shared = has_arg(argc, argv, "--no-shconf") || has_arg(argc, argv, "--in-memory");
 	int rc;
 
 	if (!at_exit)
@@ -77,6 +93,9 @@ uet_dpdk_eal_init(int argc, char **argv, char *err, size_t errlen)
 		return UET_ERR_INVAL;
 	}
 	eal_up = true;
+	/* Without a shared configuration several primaries may share the
+	 * prefix's directory: its files are not this process's alone. */
+	own_runtime = rte_eal_process_type() == RTE_PROC_PRIMARY && !shared;
 	/* So that dpdk-pdump (a secondary process) can attach and capture
 	 * our ports. It needs the multi-process channel, which --in-memory
 	 * and --no-shconf turn off: then there is nothing to attach to, and
@@ -132,7 +151,7 @@ void
 uet_dpdk_eal_cleanup(void)
 {
 	char dir[PATH_MAX];
-	bool primary = eal_up && rte_eal_process_type() == RTE_PROC_PRIMARY;
+	bool primary = eal_up && own_runtime;
 
 	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	if (pdump_on)

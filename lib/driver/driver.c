@@ -500,9 +500,15 @@ uet_drv_tx_done(struct uet_drv *d, const struct uet_tx_done *x, uint64_t now_ns)
 
 	if (flow >= d->wl->nflows || !d->running)
 		return;
-	if (x->status == 0)
+	if (x->status == 0) {
 		d->st.progress++;
-	else if (x->status == UET_ERR_TIMEOUT && d->dead != NULL &&
+		/* An answer from a rank marked dead (a message on another
+		 * PDC, or one that outlived the outage): it is back. */
+		if (d->dead != NULL && d->dead[d->wl->flows[flow].dst]) {
+			d->dead[d->wl->flows[flow].dst] = 0;
+			d->st.dead_peers--;
+		}
+	} else if (x->status == UET_ERR_TIMEOUT && d->dead != NULL &&
 		 !d->dead[d->wl->flows[flow].dst])
 		mark_dead(d, d->wl->flows[flow].dst, x->done_ns);
 	if (d->cfg.repeat) {

@@ -49,7 +49,8 @@ struct uet_drv_cfg {
 	 * retry limit passed without an answer) marks that rank dead: every
 	 * message to it that waits here, or comes later, fails at once
 	 * instead of spending the retry limit again (a killed or frozen
-	 * peer ends an -n run in one retry limit, not one per message).
+	 * peer ends an -n run in one retry limit, not one per message). A
+	 * message to it that is acknowledged after all clears the mark.
 	 * Off where a peer cut off for a while comes back (a simulated
 	 * fabric's failure and repair). */
 	bool fail_dead_peers;
@@ -84,7 +85,7 @@ struct uet_drv_stats {
 	uint64_t dead_peer_msgs;       /* messages failed unsent: their
 					* destination was dead
 					* (fail_dead_peers) */
-	uint32_t dead_peers;           /* ranks marked dead */
+	uint32_t dead_peers;           /* ranks marked dead (now) */
 	uint64_t foreign_msgs;         /* messages whose sender is not their
 					* flow's (rank_ip) */
 };

@@ -222,7 +222,8 @@ ufi_params_read(struct ufi_params *p, char *why, size_t whylen)
 	free(opts_copy);
 	if (rc != UET_CONF_OK) {
 		if (rc != UET_CONF_EBAD)
-			snprintf(why, whylen, "FI_UET_OPTS: --help and --version are the tools'");
+			snprintf(why, whylen, "FI_UET_OPTS: --help, --version and --print-config "
+				 "are the tools'");
 		return -FI_ENODATA;
 	}
 	return 0;

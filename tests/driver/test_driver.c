@@ -465,9 +465,9 @@ test_failures(void **state)
 static void
 test_dead_peers(void **state)
 {
-	struct uet_wl *wl = build(UET_WL_PAIR, 2, 100, 5, 1);
+	struct uet_wl *wl = build(UET_WL_PAIR, 2, 100, 5, 1), *wl2;
 	const bool src_only[2] = { true, false };
-	struct uet_meas *m = meas_of(wl, src_only, false);
+	struct uet_meas *m = meas_of(wl, src_only, false), *m2;
 	struct uet_drv_cfg c = { .wl = wl, .local = src_only, .send = fake_send,
 				 .gave_up = fake_gave_up, .fail_dead_peers = true };
 	struct uet_meas_flow_rec r;
@@ -499,6 +499,24 @@ test_dead_peers(void **state)
 	uet_drv_destroy(d);
 	uet_meas_destroy(m);
 
+	/* A message to the rank acknowledged after all clears the mark. */
+	wl2 = build(UET_WL_PAIR, 2, 100, 5, 2);
+	m2 = meas_of(wl2, src_only, false);
+	c.wl = wl2;
+	d = start_drv(&c, &k, m2);
+	uet_drv_step(d, T0);
+	assert_int_equal(k.n, 2);
+	ack(d, k.tag[0], T0 + 100, UET_ERR_TIMEOUT);
+	assert_int_equal(uet_drv_stats(d)->dead_peers, 1);
+	ack(d, k.tag[1], T0 + 110, 0);
+	assert_int_equal(uet_drv_stats(d)->dead_peers, 0);
+	uet_drv_step(d, T0 + 111);
+	assert_true(k.n > 2);
+	uet_drv_destroy(d);
+	uet_meas_destroy(m2);
+	uet_wl_free(wl2);
+	c.wl = wl;
+
 	/* Without the flag: the next message is sent. */
 	m = meas_of(wl, src_only, false);
 	c.fail_dead_peers = false;
@@ -512,8 +530,9 @@ test_dead_peers(void **state)
 	uet_meas_destroy(m);
 	uet_wl_free(wl);
 
-	/* Streams: an incast into rank 0; rank 1's message gives up, rank
-	 * 2's succeeds, and its next message is not sent: its stream ends. */
+	/* Streams: an incast into rank 0; rank 2's message succeeds, then
+	 * rank 1's gives up, and rank 2's next message is not sent: its
+	 * stream ends. */
 	{
 		const bool senders[3] = { false, true, true };
 
@@ -526,8 +545,8 @@ test_dead_peers(void **state)
 		assert_int_equal(k.n, 2);
 		assert_int_equal(k.dst[0], 0);
 		assert_int_equal(k.dst[1], 0);
-		ack(d, k.tag[0], T0 + 100, UET_ERR_TIMEOUT);
 		ack(d, k.tag[1], T0 + 100, 0);
+		ack(d, k.tag[0], T0 + 100, UET_ERR_TIMEOUT);
 		uet_drv_step(d, T0 + 101);
 		assert_int_equal(k.n, 2);
 		assert_int_equal(uet_drv_stats(d)->streams_ended, 2);

@@ -613,6 +613,61 @@ test_idle_connection_times_out(void **state)
 	assert_int_equal(waitpid(kid, NULL, 0), kid);
 }
 
+/* In a hosts run rank 0 lets in only the hosts file's control addresses,
+ * and a peer connects from its own: one from 127.0.0.2 joins a rank 0 that
+ * allows it; one from another address is closed before its challenge,
+ * tries again until its deadline, and says so. */
+static void
+test_allowed_addresses(void **state)
+{
+	uint32_t allow = htonl(0x7f000002), n; /* 127.0.0.2 */
+	struct ctrl_opts k = keyed_opts(KEY_HEX);
+	struct ctrl_refused r;
+	pid_t kid, real;
+
+	(void)state;
+	k.allow_ip = &allow;
+	k.n_allow = 1;
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		struct ctrl_opts o = keyed_opts(KEY_HEX);
+		char err[256];
+		struct ctrl *c;
+
+		/* from 127.0.0.1: refused every time */
+		if (ctrl_open(1, 2, "127.0.0.1", PORT + 15, 1000, &o, &c, err, sizeof(err)) == 0 ||
+		    strstr(err, "closed every connection before its challenge") == NULL) {
+			fprintf(stderr, "stranger: %s\n", err);
+			_exit(10);
+		}
+		_exit(0);
+	}
+	real = fork();
+	assert_true(real >= 0);
+	if (real == 0) {
+		struct ctrl_opts o = keyed_opts(KEY_HEX);
+		char err[256];
+		struct ctrl *c;
+		json_t *mine, *all;
+
+		usleep(1500000);
+		o.src_ip = htonl(0x7f000002);
+		if (ctrl_open(1, 2, "127.0.0.1", PORT + 15, 3000, &o, &c, err, sizeof(err)) != 0) {
+			fprintf(stderr, "peer: %s\n", err);
+			_exit(10);
+		}
+		mine = json_pack("{s:i}", "v", 1);
+		all = ctrl_allgather(c, mine, 3000, err, sizeof(err));
+		_exit(all != NULL ? 0 : 20);
+	}
+	n = coordinate(PORT + 15, &k, 10000, &r);
+	assert_true(r.address >= 2);
+	assert_int_equal(n, r.address); /* nothing else turned away */
+	assert_int_equal(exit_of(kid), 0);
+	assert_int_equal(exit_of(real), 0);
+}
+
 /* A process that exits while the others watch: rank 0 sees its connection
  * close and returns it as lost, and tells rank 2, whose watch returns the
  * same process, lost. */
@@ -702,6 +757,7 @@ main(void)
 		cmocka_unit_test(test_key_decides_who_joins),
 		cmocka_unit_test(test_strangers_do_not_hold_up_the_join),
 		cmocka_unit_test(test_idle_connection_times_out),
+		cmocka_unit_test(test_allowed_addresses),
 		cmocka_unit_test(test_lost_process),
 		cmocka_unit_test(test_key_files),
 	};
