@@ -290,6 +290,26 @@ join_mac(const struct ctrl_opts *o, const char *what, const uint8_t *nc, const u
 	       ml == MAC_BYTES ? 0 : -1;
 }
 
+/* j (consumed) with its proof, join_mac() as "mac", when there is a key;
+ * NULL when j was NULL or the proof could not be made. */
+static json_t *
+with_mac(json_t *j, const struct ctrl_opts *o, const char *what, const uint8_t *nc,
+	 const uint8_t *np, uint32_t rank, uint32_t nranks)
+{
+	uint8_t mac[MAC_BYTES];
+	char hex[2 * MAC_BYTES + 1];
+
+	if (j == NULL || o == NULL || o->key_len == 0)
+		return j;
+	if (join_mac(o, what, nc, np, rank, nranks, mac) != 0) {
+		json_decref(j);
+		return NULL;
+	}
+	to_hex(mac, MAC_BYTES, hex);
+	json_object_set_new(j, "mac", json_string(hex));
+	return j;
+}
+
 /* A handshake message's "mac" against the one expected. */
 static bool
 mac_ok(const json_t *j, const uint8_t *want)
@@ -332,34 +352,33 @@ send_now(int fd, json_t *j)
 	return k == (ssize_t)n ? 0 : -1;
 }
 
-/* Turn a joining connection away, telling it why in a word (a real peer
- * with the wrong key or rank then says so; a stranger learns nothing of
- * the run). */
+/* Turn a joining connection away and count it, telling it why in a word
+ * when there is one (a real peer with the wrong key or rank then says so;
+ * a stranger learns nothing of the run). */
 static void
 refuse(int fd, const char *why, uint32_t *count)
 {
-	json_t *j = json_pack("{s:s}", "refused", why);
+	if (why != NULL) {
+		json_t *j = json_pack("{s:s}", "refused", why);
 
-	if (j != NULL)
-		(void)send_now(fd, j);
-	json_decref(j);
+		if (j != NULL)
+			(void)send_now(fd, j);
+		json_decref(j);
+	}
 	close(fd);
 	(*count)++;
 }
 
-/* rank 0: a whole join message from p: a rank for it, or refused. 1 when
- * it joined. */
+/* rank 0: a whole join message from p (len bytes after its length): a
+ * rank for it, or refused. 1 when it joined. */
 static int
-join_one(struct ctrl *c, const struct ctrl_opts *o, struct pending *p)
+join_one(struct ctrl *c, const struct ctrl_opts *o, struct pending *p, uint32_t len)
 {
 	uint8_t np[NONCE_BYTES], mac[MAC_BYTES];
 	json_int_t r = -2, n = -2;
 	json_error_t je;
-	uint32_t len;
 	json_t *j, *w;
 
-	memcpy(&len, p->buf, 4);
-	len = ntohl(len);
 	j = json_loadb((const char *)p->buf + 4, len, 0, &je);
 	if (j == NULL || json_unpack(j, "{s:I, s:I}", "rank", &r, "nranks", &n) != 0 ||
 	    from_hex(json_string_value(json_object_get(j, "nonce")), np, NONCE_BYTES) != 0) {
@@ -385,22 +404,11 @@ join_one(struct ctrl *c, const struct ctrl_opts *o, struct pending *p)
 		refuse(p->fd, "rank", &c->refused.rank);
 		return 0;
 	}
-	w = json_pack("{s:I, s:I}", "rank", r, "nranks", (json_int_t)c->nranks);
-	if (w != NULL && keyed(o)) {
-		char hex[2 * MAC_BYTES + 1];
-
-		if (join_mac(o, "uet-perf welcome", p->nonce, np, (uint32_t)r, c->nranks, mac) != 0) {
-			json_decref(w);
-			w = NULL;
-		} else {
-			to_hex(mac, MAC_BYTES, hex);
-			json_object_set_new(w, "mac", json_string(hex));
-		}
-	}
+	w = with_mac(json_pack("{s:I, s:I}", "rank", r, "nranks", (json_int_t)c->nranks), o,
+		     "uet-perf welcome", p->nonce, np, (uint32_t)r, c->nranks);
 	if (w == NULL || send_now(p->fd, w) != 0) {
 		json_decref(w);
-		close(p->fd);
-		c->refused.closed++;
+		refuse(p->fd, NULL, &c->refused.closed);
 		return 0;
 	}
 	json_decref(w);
@@ -420,8 +428,7 @@ pending_read(struct ctrl *c, const struct ctrl_opts *o, struct pending *p)
 	if (k < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (k <= 0) {
-		close(p->fd);
-		c->refused.closed++;
+		refuse(p->fd, NULL, &c->refused.closed);
 		return -1;
 	}
 	p->got += (uint32_t)k;
@@ -435,7 +442,7 @@ pending_read(struct ctrl *c, const struct ctrl_opts *o, struct pending *p)
 	}
 	if (p->got < 4 + len)
 		return 0;
-	rc = join_one(c, o, p);
+	rc = join_one(c, o, p, len);
 	/* The socket stays non-blocking: every wait of the channel is in
 	 * poll(), with its deadline and the stop flag, never in a send(). */
 	if (rc == 1)
@@ -476,8 +483,7 @@ accept_all(struct ctrl *c, const struct ctrl_opts *o, struct pending *pend, uint
 		if (fd < 0)
 			return;
 		if (fl != sizeof(from) || from.sin_family != AF_INET || !allowed(o, &from)) {
-			close(fd);
-			c->refused.address++;
+			refuse(fd, NULL, &c->refused.address);
 			continue;
 		}
 		if (*npend == CTRL_MAX_PENDING) {
@@ -487,8 +493,7 @@ accept_all(struct ctrl *c, const struct ctrl_opts *o, struct pending *pend, uint
 			for (i = 1; i < *npend; i++)
 				if (pend[i].seq < pend[old].seq)
 					old = i;
-			close(pend[old].fd);
-			c->refused.evicted++;
+			refuse(pend[old].fd, NULL, &c->refused.evicted);
 			pend[old] = pend[--*npend];
 		}
 		p = &pend[*npend];
@@ -505,8 +510,7 @@ accept_all(struct ctrl *c, const struct ctrl_opts *o, struct pending *pend, uint
 			      keyed(o));
 		if (j == NULL || send_now(fd, j) != 0) {
 			json_decref(j);
-			close(fd);
-			c->refused.closed++;
+			refuse(fd, NULL, &c->refused.closed);
 			continue;
 		}
 		json_decref(j);
@@ -650,7 +654,7 @@ open_peer(struct ctrl *c, const char *ip, uint16_t port, const struct ctrl_opts 
 	  uint64_t deadline, char *err, size_t errlen)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	uint8_t nc[NONCE_BYTES], np[NONCE_BYTES], mac[MAC_BYTES];
+	uint8_t nc[NONCE_BYTES], np[NONCE_BYTES];
 	char hex[2 * MAC_BYTES + 1];
 	uint32_t want = c->rank == CTRL_RANK_ANY ? UINT32_MAX : c->rank, r, n;
 	bool closed = false;
@@ -726,16 +730,8 @@ open_peer(struct ctrl *c, const char *ip, uint16_t port, const struct ctrl_opts 
 	j = json_pack("{s:I, s:I, s:s}", "rank",
 		      c->rank == CTRL_RANK_ANY ? (json_int_t)-1 : (json_int_t)c->rank,
 		      "nranks", (json_int_t)c->nranks, "nonce", hex);
-	if (j != NULL && keyed(o)) {
-		if (join_mac(o, "uet-perf join", nc, np,
-			     c->rank == CTRL_RANK_ANY ? UINT32_MAX : c->rank, c->nranks, mac) != 0) {
-			json_decref(j);
-			j = NULL;
-		} else {
-			to_hex(mac, MAC_BYTES, hex);
-			json_object_set_new(j, "mac", json_string(hex));
-		}
-	}
+	j = with_mac(j, o, "uet-perf join", nc, np,
+		     c->rank == CTRL_RANK_ANY ? UINT32_MAX : c->rank, c->nranks);
 	if (j == NULL || send_msg(c->fds[0], j, deadline) != 0) {
 		json_decref(j);
 		snprintf(err, errlen, "control channel: rank 0 closed the connection");

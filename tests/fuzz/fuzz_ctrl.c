@@ -52,7 +52,7 @@ join(const struct ctrl_opts *o, const uint8_t *msg, size_t len)
 		memcpy(&n, msg, 4);
 		n = ntohl(n);
 		if (n <= JOIN_MAX_BYTES && 4 + n <= len) {
-			r = join_one(&c, o, &p);
+			r = join_one(&c, o, &p, n);
 			/* given a rank: one of the free ones, the fd kept */
 			if (r == 1) {
 				uint32_t k, held = 0;
