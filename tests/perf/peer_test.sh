@@ -295,7 +295,10 @@ sent = int(sys.argv[2])
 assert sent >= 20, sent
 v = end["verify"]
 assert v["bad_msgs"] == 0 and v["checked_msgs"] > 100, v
-assert end["bytes_rx"] == v["checked_msgs"] * 65536, (end["bytes_rx"], v)
+# every byte received is the run's: its whole messages, and the parts of
+# those still arriving when the duration ended (8 in flight at most)
+extra = end["bytes_rx"] - v["checked_msgs"] * 65536
+assert 0 <= extra < 8 * 65536, (end["bytes_rx"], v)
 t = end["transport"]
 # (the veth may lose a few of a burst; none may count anywhere else)
 assert 0.9 * sent <= t["rx_foreign_job"] <= sent, (t["rx_foreign_job"], sent)
